@@ -1,0 +1,72 @@
+//! Command-line subcommands.
+
+use crate::perft::write_divide;
+use smp::engine::board::Position;
+use std::io::Write;
+
+const USAGE: &str = "usage: lazuli                      run the UCI engine (reads commands on stdin)
+       lazuli perft <depth> [fen]   perft divide from the start position or <fen>";
+
+/// Runs the command line and returns the process exit code.
+pub fn run(args: &[String]) -> i32 {
+    match args.first().map(String::as_str) {
+        None => {
+            crate::protocol::run_stdio();
+            0
+        }
+        Some("perft") => perft_command(&args[1..]),
+        Some("help" | "-h" | "--help") => {
+            println!("{USAGE}");
+            0
+        }
+        Some(other) => {
+            eprintln!("unknown command '{other}'\n{USAGE}");
+            2
+        }
+    }
+}
+
+fn perft_command(args: &[String]) -> i32 {
+    let Some(depth) = args.first().and_then(|d| d.parse::<u32>().ok()) else {
+        eprintln!("perft needs a depth\n{USAGE}");
+        return 2;
+    };
+    let pos = if args.len() > 1 {
+        match Position::from_fen(&args[1..].join(" ")) {
+            Ok(p) => p,
+            Err(e) => {
+                eprintln!("bad FEN: {e}");
+                return 2;
+            }
+        }
+    } else {
+        Position::startpos()
+    };
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let chess960 = pos.castling_rights() != 0 && !is_standard_castling(&pos);
+    match write_divide(&mut out, &pos, depth, chess960) {
+        Ok((total, elapsed)) => {
+            let secs = elapsed.as_secs_f64().max(1e-9);
+            let _ = out.flush();
+            eprintln!("time {:.3} s, {:.0} nodes/second", secs, total as f64 / secs);
+            0
+        }
+        Err(_) => 1,
+    }
+}
+
+/// Whether every castling right uses the standard king and rook squares.
+fn is_standard_castling(pos: &Position) -> bool {
+    use smp::engine::board::{Color, PieceType, Square};
+    Color::ALL.iter().all(|&c| {
+        let king_home = Square::from_file_rank(4, 0).relative(c);
+        let ks_rook = Square::from_file_rank(7, 0).relative(c);
+        let qs_rook = Square::from_file_rank(0, 0).relative(c);
+        let rights = pos.castling_rights() >> (c.index() * 2);
+        let king_ok = rights & 3 == 0 || pos.pieces_of(c, PieceType::King).has(king_home);
+        king_ok
+            && (rights & 1 == 0 || pos.castle_rook(c, true) == ks_rook)
+            && (rights & 2 == 0 || pos.castle_rook(c, false) == qs_rook)
+    })
+}
