@@ -52,9 +52,15 @@ impl Position {
         let mut attackers = self.attackers_to(to, occ) & occ;
         let mut side = !self.side_to_move();
         let mut depth = 0;
+        // A piece pinned to its king may not join in while its pinner is still on the board.
+        let pins = [self.pins(crate::board::Color::White), self.pins(crate::board::Color::Black)];
 
         loop {
-            let ours = attackers & self.colored(side);
+            let (pinned, pinners) = pins[side.index()];
+            let mut ours = attackers & self.colored(side);
+            if (pinners & occ).nonempty() {
+                ours = ours.without(pinned);
+            }
             let Some(kind) = PieceType::ALL.into_iter().find(|&k| (ours & self.pieces(k)).nonempty()) else {
                 break;
             };
@@ -137,6 +143,14 @@ mod tests {
         assert_eq!(see("r3k3/1P6/8/8/8/8/8/4K3 w - - 0 1", "b7b8q"), -100);
         // Capture-promotion of an undefended rook.
         assert_eq!(see("r3k3/1P6/8/8/8/8/8/4K3 w - - 0 1", "b7a8q"), 500 + 800);
+    }
+
+    #[test]
+    fn pinned_pieces_do_not_recapture() {
+        // The queen takes a bishop defended only by a rook pinned to its king.
+        assert_eq!(see("8/Q7/8/8/8/5B2/6r1/1K1R2bk w - - 0 1", "a7g1"), 300);
+        // Unpinned (no bishop on f3): RxQ, RxR, KxR.
+        assert_eq!(see("8/Q7/8/8/8/8/6r1/1K1R2bk w - - 0 1", "a7g1"), 300 - 900);
     }
 
     #[test]

@@ -1,6 +1,11 @@
-//! Lazy SMP orchestration: runs the engine's searchers on many threads over one shared table.
-//! The engine crate itself never spawns threads.
+//! Lazy SMP orchestration: runs the engine's searchers on many threads over one shared
+//! transposition table, and owns time management. The engine crate itself never spawns threads.
 
 #![forbid(unsafe_code)]
 
+mod control;
+pub mod pool;
+pub mod time;
+
 pub use engine;
+pub use pool::Pool;

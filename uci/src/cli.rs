@@ -1,10 +1,12 @@
 //! Command-line subcommands.
 
 use crate::perft::write_divide;
+use smp::engine::bench::{run_bench, DEFAULT_BENCH_DEPTH};
 use smp::engine::board::Position;
 use std::io::Write;
 
 const USAGE: &str = "usage: lazuli                      run the UCI engine (reads commands on stdin)
+       lazuli bench [depth]         fixed-depth search of the bench positions (1 thread, 16 MB)
        lazuli perft <depth> [fen]   perft divide from the start position or <fen>";
 
 /// Runs the command line and returns the process exit code.
@@ -15,6 +17,7 @@ pub fn run(args: &[String]) -> i32 {
             0
         }
         Some("perft") => perft_command(&args[1..]),
+        Some("bench") => bench_command(&args[1..]),
         Some("help" | "-h" | "--help") => {
             println!("{USAGE}");
             0
@@ -24,6 +27,24 @@ pub fn run(args: &[String]) -> i32 {
             2
         }
     }
+}
+
+fn bench_command(args: &[String]) -> i32 {
+    let depth = match args.first().map(|d| d.parse::<i32>()) {
+        None => DEFAULT_BENCH_DEPTH,
+        Some(Ok(d)) if (1..=64).contains(&d) => d,
+        Some(_) => {
+            eprintln!("bench depth must be a number from 1 to 64\n{USAGE}");
+            return 2;
+        }
+    };
+    let result = run_bench(depth, |i, fen, nodes| {
+        println!("position {:>2} nodes {:>10}  {fen}", i + 1, nodes);
+    });
+    println!();
+    println!("depth {depth}, time {} ms", result.elapsed.as_millis());
+    println!("{} nodes {} nps", result.nodes, result.nps());
+    0
 }
 
 fn perft_command(args: &[String]) -> i32 {

@@ -1,6 +1,10 @@
-//! The UCI front end of Lazuli: command-line tools and the UCI protocol loop.
+//! The UCI front end of Lazuli: command-line tools, the UCI protocol and session.
 #![forbid(unsafe_code)]
 
 pub mod cli;
+pub mod command;
+pub mod options;
+pub mod output;
 pub mod perft;
 pub mod protocol;
+pub mod session;

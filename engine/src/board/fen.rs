@@ -368,6 +368,18 @@ mod tests {
     }
 
     #[test]
+    fn round_trip_after_losing_castling_rights() {
+        // The black king and the white h1 rook give up their rights; the position reached must
+        // equal the one read back from its FEN (no stale rook squares of lost rights).
+        let mut pos = Position::from_fen("r3k2r/8/8/8/8/8/8/R3K2R b KQkq - 0 1").expect("valid");
+        let sq = |name| Square::parse(name).expect("valid square");
+        pos.make_move(crate::board::Move::new(sq("e8"), sq("d8"), crate::board::Move::QUIET));
+        pos.make_move(crate::board::Move::new(sq("h1"), sq("h5"), crate::board::Move::QUIET));
+        assert_eq!(pos.to_fen(), "r2k3r/8/8/7R/8/8/8/R3K3 b Q - 2 2");
+        assert_eq!(Position::from_fen(&pos.to_fen()), Ok(pos));
+    }
+
+    #[test]
     fn en_passant_kept_only_when_capturable() {
         // Black can capture e3 with the d4 pawn.
         let pos = Position::from_fen("4k3/8/8/8/3pP3/8/8/4K3 b - e3 0 1").expect("valid");

@@ -167,6 +167,24 @@ impl Position {
         self.colored(color) & !(self.pieces(PieceType::Pawn) | self.pieces(PieceType::King))
     }
 
+    /// Neither side can possibly mate: bare kings, or a single knight or bishop against a king,
+    /// or bishops of one square colour only.
+    pub fn is_insufficient_material(&self) -> bool {
+        let heavy =
+            self.pieces(PieceType::Pawn) | self.pieces(PieceType::Rook) | self.pieces(PieceType::Queen);
+        if heavy.nonempty() {
+            return false;
+        }
+        let knights = self.pieces(PieceType::Knight);
+        let bishops = self.pieces(PieceType::Bishop);
+        if (knights | bishops).count() <= 1 {
+            return true;
+        }
+        knights.is_empty()
+            && ((bishops & Bitboard::LIGHT_SQUARES).is_empty()
+                || (bishops & !Bitboard::LIGHT_SQUARES).is_empty())
+    }
+
     // ---- Attacks --------------------------------------------------------------------------
 
     /// Pieces of both colours attacking `sq` given the occupancy `occ`.
@@ -199,6 +217,12 @@ impl Position {
 
     /// Pieces of `color` standing alone between their king and an enemy slider aimed at it.
     pub fn blockers_for_king(&self, color: Color) -> Bitboard {
+        self.pins(color).0
+    }
+
+    /// `(blockers, pinners)`: pieces (of either colour) alone between `color`'s king and an
+    /// enemy slider aimed at it, and those sliders.
+    pub fn pins(&self, color: Color) -> (Bitboard, Bitboard) {
         let ksq = self.king_square(color);
         let them = self.colored(!color);
         let queens = self.pieces(PieceType::Queen);
@@ -207,13 +231,15 @@ impl Position {
             & them;
         let occ = self.occupied();
         let mut blockers = Bitboard::EMPTY;
+        let mut pinners = Bitboard::EMPTY;
         for sniper in snipers {
             let between = between(ksq, sniper) & occ;
             if between.nonempty() && !between.several() {
                 blockers |= between;
+                pinners |= Bitboard::from_square(sniper);
             }
         }
-        blockers
+        (blockers, pinners)
     }
 
     /// Recompute checkers and pins for the side to move.
@@ -313,6 +339,14 @@ impl Position {
             self.castling &= !self.castling_lost(piece, from, to);
             if old != self.castling {
                 self.key ^= zobrist::castling(old) ^ zobrist::castling(self.castling);
+                // A lost right forgets its rook square, as a parsed FEN never had one: positions
+                // reached by different move orders (or read from FEN) then compare equal.
+                let held = self.castling;
+                for (i, rook) in self.castle_rooks.iter_mut().enumerate() {
+                    if held & (1 << i) == 0 {
+                        *rook = Square::new(0);
+                    }
+                }
             }
         }
 

@@ -1,11 +1,13 @@
 //! Move generation: attack tables, legal generation split by move kind, move validation, perft.
 
 pub mod attacks;
+mod checks;
 mod generate;
 mod legality;
 mod list;
 pub mod perft;
 
+pub use checks::CheckInfo;
 pub use generate::generate;
 pub use list::{MoveCounter, MoveList, MoveSink, MAX_MOVES};
 

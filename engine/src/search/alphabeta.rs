@@ -1,0 +1,604 @@
+//! The main search: fail-soft negamax with principal variation search.
+
+use super::history::history_bonus;
+use super::params::*;
+use super::picker::MovePicker;
+use super::score::{mate_in, mated_in, DRAW, INFINITY, MATE_BOUND, MAX_PLY};
+use super::{Searcher, SharedState, EVAL_NONE};
+use crate::board::{Board, Move, PieceType, Position};
+use crate::movegen::{count_legal_moves, MoveList};
+use crate::tt::{TtEntry, BOUND_EXACT, BOUND_LOWER, BOUND_NONE, BOUND_UPPER};
+use std::sync::atomic::Ordering;
+
+/// `reductions[noisy][depth][move number]` for late move reductions.
+pub(super) fn reduction_table() -> Box<[[[i32; 64]; 64]; 2]> {
+    let mut table = Box::new([[[0; 64]; 64]; 2]);
+    for depth in 1..64 {
+        for count in 1..64 {
+            let product = (depth as f64).ln() * (count as f64).ln();
+            table[0][depth][count] = (LMR_QUIET_BASE + product / LMR_QUIET_DIVISOR) as i32;
+            table[1][depth][count] = (LMR_NOISY_BASE + product / LMR_NOISY_DIVISOR).max(0.0) as i32;
+        }
+    }
+    table
+}
+
+#[inline]
+fn rfp_margin(depth: i32, improving: bool) -> i32 {
+    RFP_MARGIN * depth - RFP_IMPROVING_MARGIN * improving as i32
+}
+
+#[inline]
+fn lmp_threshold(depth: i32, improving: bool) -> i32 {
+    (LMP_BASE + depth * depth) / (2 - improving as i32)
+}
+
+#[inline]
+fn futility_margin(lmr_depth: i32) -> i32 {
+    FUTILITY_BASE + FUTILITY_PER_DEPTH * lmr_depth
+}
+
+/// Whether a table entry's bound makes its score usable against `alpha`/`beta`.
+#[inline]
+fn tt_cuts(entry: &TtEntry, alpha: i32, beta: i32) -> bool {
+    match entry.bound {
+        BOUND_EXACT => true,
+        BOUND_LOWER => entry.score >= beta,
+        BOUND_UPPER => entry.score <= alpha,
+        _ => false,
+    }
+}
+
+/// Whether the node's static evaluation can be sharpened by the table's score.
+#[inline]
+fn tt_refines_eval(entry: &TtEntry, eval: i32) -> bool {
+    entry.score.abs() < MATE_BOUND
+        && match entry.bound {
+            BOUND_EXACT => true,
+            BOUND_LOWER => entry.score > eval,
+            BOUND_UPPER => entry.score < eval,
+            _ => false,
+        }
+}
+
+impl Searcher {
+    #[inline]
+    pub(super) fn reduction(&self, quiet: bool, depth: i32, move_count: i32) -> i32 {
+        self.reductions[!quiet as usize][depth.clamp(0, 63) as usize][move_count.clamp(0, 63) as usize]
+    }
+
+    /// Count a node, and decide whether to stop: the flag, and for the main thread the clock and
+    /// node limits. Depth 1 always completes, so there is always a move to play.
+    #[inline]
+    pub(super) fn enter_node(&mut self, ctx: &SharedState<'_>, ply: usize) -> bool {
+        self.nodes += 1;
+        self.seldepth = self.seldepth.max(ply);
+        if self.nodes & 1023 == 0 {
+            ctx.nodes.store(self.nodes, Ordering::Relaxed);
+            if self.is_main {
+                self.check_limits(ctx);
+            }
+        }
+        if self.is_main {
+            if let Some(limit) = self.limits.nodes {
+                if (ctx.total_nodes)() - ctx.nodes.load(Ordering::Relaxed) + self.nodes >= limit {
+                    ctx.control.stop.store(true, Ordering::Relaxed);
+                }
+            }
+        }
+        if self.root_depth > 1 && ctx.control.stopped() {
+            self.stopped = true;
+        }
+        self.stopped
+    }
+
+    fn check_limits(&mut self, ctx: &SharedState<'_>) {
+        if let Some(hard) = self.limits.hard_time {
+            if self.time_used(ctx).is_some_and(|used| used >= hard) {
+                ctx.control.stop.store(true, Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// Time that counts against the limits, or `None` while pondering.
+    pub(super) fn time_used(&self, ctx: &SharedState<'_>) -> Option<std::time::Duration> {
+        if ctx.control.pondering.load(Ordering::Relaxed) {
+            return None;
+        }
+        let origin = std::time::Duration::from_millis(ctx.control.time_origin_ms.load(Ordering::Relaxed));
+        Some(self.limits.start.elapsed().saturating_sub(origin))
+    }
+
+    #[inline]
+    pub(super) fn evaluate(&mut self, pos: &Position) -> i32 {
+        crate::eval::evaluate(pos, &mut self.pawn_cache)
+    }
+
+    /// Draw by the fifty-move rule (unless it is checkmate), repetition or bare material.
+    #[inline]
+    pub(super) fn is_draw(board: &Board, ply: usize) -> bool {
+        let pos = board.position();
+        if pos.halfmove_clock() >= 100 && !(pos.in_check() && count_legal_moves(pos) == 0) {
+            return true;
+        }
+        board.is_repetition(ply) || pos.is_insufficient_material()
+    }
+
+    pub(super) fn update_pv(&mut self, ply: usize, mv: Move) {
+        let child_len = if ply < MAX_PLY { self.pv_len[ply + 1] } else { 0 };
+        self.pv[ply][0] = mv;
+        for i in 0..child_len.min(MAX_PLY - 1) {
+            self.pv[ply][i + 1] = self.pv[ply + 1][i];
+        }
+        self.pv_len[ply] = child_len.min(MAX_PLY - 1) + 1;
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn negamax<const PV: bool>(
+        &mut self,
+        board: &mut Board,
+        ctx: &SharedState<'_>,
+        mut depth: i32,
+        mut alpha: i32,
+        mut beta: i32,
+        ply: usize,
+        cut_node: bool,
+    ) -> i32 {
+        if depth <= 0 {
+            return self.qsearch::<PV>(board, ctx, alpha, beta, ply);
+        }
+        self.pv_len[ply] = 0;
+        if self.enter_node(ctx, ply) {
+            return 0;
+        }
+        let root = ply == 0;
+        let pos = *board.position();
+        let in_check = pos.in_check();
+
+        // Step 1. Draws, the ply limit and mate distance pruning (never at the root, which must
+        // return a move).
+        if !root {
+            if Self::is_draw(board, ply) {
+                return DRAW;
+            }
+            if ply >= MAX_PLY - 1 {
+                return if in_check { DRAW } else { self.evaluate(&pos) };
+            }
+            alpha = alpha.max(mated_in(ply));
+            beta = beta.min(mate_in(ply + 1));
+            if alpha >= beta {
+                return alpha;
+            }
+        }
+
+        // Step 2. Transposition table.
+        let excluded = self.ss(ply).excluded;
+        let tt_entry = if excluded.is_null() { ctx.tt.probe(pos.key(), ply) } else { None };
+        let tt_move = tt_entry.map_or(Move::NULL, |e| e.mv);
+        let tt_pv = PV || tt_entry.is_some_and(|e| e.pv);
+        if let Some(entry) = tt_entry {
+            if !PV && entry.depth >= depth && tt_cuts(&entry, alpha, beta) && pos.halfmove_clock() < 90 {
+                return entry.score;
+            }
+        }
+
+        // Step 3. Static evaluation.
+        let (raw_eval, eval) = if in_check {
+            (EVAL_NONE, EVAL_NONE)
+        } else if !excluded.is_null() {
+            let e = self.ss(ply).static_eval;
+            (e, e)
+        } else {
+            let raw = match tt_entry {
+                Some(entry) if entry.eval != EVAL_NONE => entry.eval,
+                _ => {
+                    let raw = self.evaluate(&pos);
+                    if tt_entry.is_none() {
+                        ctx.tt.store(pos.key(), ply, Move::NULL, 0, raw, -1, BOUND_NONE, tt_pv);
+                    }
+                    raw
+                }
+            };
+            let eval = match tt_entry {
+                Some(entry) if tt_refines_eval(&entry, raw) => entry.score,
+                _ => raw,
+            };
+            (raw, eval)
+        };
+        self.ss_mut(ply).static_eval = raw_eval;
+        // Improving: better than two plies ago (or four, when two plies ago was in check).
+        let improving = !in_check && {
+            let two = self.ss_back(ply, 2).static_eval;
+            let four = self.ss_back(ply, 4).static_eval;
+            if two != EVAL_NONE {
+                raw_eval > two
+            } else {
+                four != EVAL_NONE && raw_eval > four
+            }
+        };
+        self.ss_mut(ply + 2).killers = [Move::NULL; 2];
+        if !root {
+            let parent_doubles = self.ss(ply - 1).double_extensions;
+            self.ss_mut(ply).double_extensions = parent_doubles;
+        }
+
+        let stm = pos.side_to_move();
+        let has_pieces = pos.non_pawn_material(stm).nonempty();
+
+        if !PV && !in_check && excluded.is_null() {
+            // Step 4. Razoring: hopeless positions drop into quiescence.
+            if depth <= RAZOR_MAX_DEPTH && alpha.abs() < MATE_BOUND && eval + RAZOR_MARGIN * depth < alpha {
+                let score = self.qsearch::<false>(board, ctx, alpha, alpha + 1, ply);
+                if score <= alpha {
+                    return score;
+                }
+            }
+
+            // Step 5. Reverse futility pruning: far enough above beta, assume a cutoff.
+            if depth <= RFP_MAX_DEPTH
+                && eval.abs() < MATE_BOUND
+                && beta.abs() < MATE_BOUND
+                && eval - rfp_margin(depth, improving) >= beta
+            {
+                return (eval + beta) / 2;
+            }
+
+            // Step 6. Null move pruning: if passing still fails high, the node will. Not after
+            // a null move, and not with only pawns left (zugzwang).
+            let after_null = ply > 0 && self.ss(ply - 1).mv.is_null();
+            if depth >= NMP_MIN_DEPTH
+                && eval >= beta
+                && raw_eval >= beta
+                && !after_null
+                && has_pieces
+                && ply >= self.nmp_min_ply
+                && beta > -MATE_BOUND
+            {
+                let r = NMP_BASE_REDUCTION
+                    + depth / NMP_DEPTH_DIVISOR
+                    + ((eval - beta) / NMP_EVAL_DIVISOR).min(NMP_MAX_EVAL_REDUCTION);
+                let entry = self.ss_mut(ply);
+                entry.mv = Move::NULL;
+                entry.piece = None;
+                board.make_null_move();
+                let score =
+                    -self.negamax::<false>(board, ctx, depth - r, -beta, -beta + 1, ply + 1, !cut_node);
+                board.unmake();
+                if self.stopped {
+                    return 0;
+                }
+                if score >= beta {
+                    let score = if score >= MATE_BOUND { beta } else { score };
+                    if depth < NMP_VERIFY_DEPTH || self.nmp_min_ply > 0 {
+                        return score;
+                    }
+                    // Deep null-move cutoffs are verified without null moves near this ply.
+                    self.nmp_min_ply = ply + (3 * (depth - r) / 4) as usize;
+                    let verified = self.negamax::<false>(board, ctx, depth - r, beta - 1, beta, ply, false);
+                    self.nmp_min_ply = 0;
+                    if verified >= beta {
+                        return score;
+                    }
+                }
+            }
+
+            // Step 7. ProbCut: a capture that beats beta by a margin in a reduced search
+            // almost surely beats beta in a full one.
+            let probcut_beta = beta + PROBCUT_MARGIN;
+            if depth >= PROBCUT_MIN_DEPTH
+                && beta.abs() < MATE_BOUND
+                && !tt_entry.is_some_and(|e| e.depth >= depth - 3 && e.score < probcut_beta)
+            {
+                if let Some(score) =
+                    self.probcut(board, ctx, &pos, depth, probcut_beta, eval, raw_eval, ply, cut_node)
+                {
+                    return score;
+                }
+            }
+        }
+
+        // Step 8. Internal iterative reduction: without a table move, this node was not searched
+        // before and is probably less important.
+        if (PV || cut_node) && depth >= IIR_MIN_DEPTH && tt_move.is_null() {
+            depth -= 1;
+        }
+
+        // Step 9. The move loop.
+        let cont = [self.cont_key(ply, 1), self.cont_key(ply, 2)];
+        let counter = self.hist.counter_move(cont[0]);
+        let mut picker = MovePicker::new(&pos, tt_move, self.ss(ply).killers, counter, cont);
+        let mut best_score = -INFINITY;
+        let mut best_move = Move::NULL;
+        let mut move_count = 0;
+        let mut quiets_tried = MoveList::new();
+        let mut noisy_tried = MoveList::new();
+        let original_alpha = alpha;
+
+        while let Some(mv) = picker.next(&pos, &self.hist) {
+            if mv == excluded || (root && !self.root_move_allowed(mv)) {
+                continue;
+            }
+            move_count += 1;
+            let quiet = mv.is_quiet();
+            let piece = pos.piece_on(mv.from()).expect("legal moves start on a piece");
+            let history = if quiet {
+                self.hist.quiet_score(stm, piece, mv, cont)
+            } else {
+                let victim = pos.piece_on(mv.to()).map_or(PieceType::Pawn, |p| p.kind());
+                self.hist.capture(piece, mv, victim)
+            };
+            let nodes_before = self.nodes;
+            let gives_check = picker.gives_check(&pos, mv);
+
+            // Step 10. Pruning of late, unpromising moves (not at the root, not while every
+            // move so far loses to a mate, not with only pawns left).
+            if !root && best_score > -MATE_BOUND && has_pieces {
+                let lmr_depth = (depth - self.reduction(quiet, depth, move_count)).max(0);
+                if quiet && depth <= LMP_MAX_DEPTH && move_count >= lmp_threshold(depth, improving) {
+                    picker.skip_quiets();
+                    if !gives_check {
+                        continue;
+                    }
+                }
+                if quiet && !gives_check {
+                    if !in_check
+                        && lmr_depth <= FUTILITY_MAX_DEPTH
+                        && alpha.abs() < MATE_BOUND
+                        && eval + futility_margin(lmr_depth) <= alpha
+                    {
+                        picker.skip_quiets();
+                        continue;
+                    }
+                    if lmr_depth <= HISTORY_PRUNING_MAX_DEPTH && history < -HISTORY_PRUNING_MARGIN * depth {
+                        continue;
+                    }
+                    if lmr_depth <= SEE_PRUNING_MAX_DEPTH
+                        && !pos.see_ge(mv, -SEE_QUIET_MARGIN * lmr_depth * lmr_depth)
+                    {
+                        continue;
+                    }
+                } else if depth <= SEE_PRUNING_MAX_DEPTH && !pos.see_ge(mv, -SEE_NOISY_MARGIN * depth * depth)
+                {
+                    continue;
+                }
+            }
+
+            // Step 11. Singular extension: if every other move fails low against a bound just
+            // below the table score, the table move is forced and searched deeper; if even the
+            // bound beats beta, several moves do and the node is cut (multi-cut).
+            let mut extension = 0;
+            if let Some(entry) = tt_entry {
+                if !root
+                    && mv == tt_move
+                    && depth >= SE_MIN_DEPTH
+                    && entry.depth >= depth - SE_TT_DEPTH_MARGIN
+                    && entry.bound & BOUND_LOWER != 0
+                    && entry.score.abs() < MATE_BOUND
+                    && ply < 2 * self.root_depth as usize
+                {
+                    let singular_beta = entry.score - SE_BETA_SCALE * depth;
+                    let singular_depth = (depth - 1) / 2;
+                    self.ss_mut(ply).excluded = mv;
+                    let score = self.negamax::<false>(
+                        board,
+                        ctx,
+                        singular_depth,
+                        singular_beta - 1,
+                        singular_beta,
+                        ply,
+                        cut_node,
+                    );
+                    self.ss_mut(ply).excluded = Move::NULL;
+                    if self.stopped {
+                        return 0;
+                    }
+                    if score < singular_beta {
+                        extension = 1;
+                        if !PV
+                            && score < singular_beta - SE_DOUBLE_MARGIN
+                            && self.ss(ply).double_extensions < SE_MAX_DOUBLE_EXTENSIONS
+                        {
+                            extension = 2;
+                        }
+                    } else if singular_beta >= beta {
+                        return singular_beta;
+                    } else if entry.score >= beta {
+                        extension = -1;
+                    }
+                }
+            }
+
+            ctx.tt.prefetch(pos.key_after(mv));
+            let entry = self.ss_mut(ply);
+            entry.mv = mv;
+            entry.piece = Some(piece);
+            board.make_move(mv);
+
+            // Step 12. Check extension.
+            if gives_check && extension == 0 && ply < 2 * self.root_depth as usize {
+                extension = 1;
+            }
+            if extension >= 2 {
+                self.ss_mut(ply + 1).double_extensions = self.ss(ply).double_extensions + 1;
+            }
+            let new_depth = depth - 1 + extension;
+
+            // Step 13. Late move reductions with the re-search ladder, then PVS.
+            let mut score = -INFINITY;
+            if depth >= LMR_MIN_DEPTH && move_count > 1 + root as i32 && (quiet || !tt_pv) {
+                let mut r = self.reduction(quiet, depth, move_count);
+                r += !improving as i32;
+                r += 2 * cut_node as i32;
+                r -= tt_pv as i32;
+                r -= gives_check as i32;
+                if quiet {
+                    r -= history / LMR_HISTORY_DIVISOR;
+                }
+                let reduced = (new_depth - r).clamp(1, new_depth.max(1));
+                score = -self.negamax::<false>(board, ctx, reduced, -alpha - 1, -alpha, ply + 1, true);
+                if score > alpha && reduced < new_depth {
+                    score =
+                        -self.negamax::<false>(board, ctx, new_depth, -alpha - 1, -alpha, ply + 1, !cut_node);
+                }
+            } else if !PV || move_count > 1 {
+                score = -self.negamax::<false>(board, ctx, new_depth, -alpha - 1, -alpha, ply + 1, !cut_node);
+            }
+            if PV && (move_count == 1 || score > alpha) {
+                score = -self.negamax::<true>(board, ctx, new_depth, -beta, -alpha, ply + 1, false);
+            }
+            board.unmake();
+            if self.stopped {
+                return 0;
+            }
+            if root {
+                self.record_root_nodes(mv, self.nodes - nodes_before);
+            }
+
+            if score > best_score {
+                best_score = score;
+                if score > alpha {
+                    best_move = mv;
+                    if PV {
+                        self.update_pv(ply, mv);
+                    }
+                    if root {
+                        self.root_best = (mv, score);
+                    }
+                    if score >= beta {
+                        break;
+                    }
+                    alpha = score;
+                }
+            }
+            if mv != best_move {
+                if quiet {
+                    quiets_tried.push(mv);
+                } else {
+                    noisy_tried.push(mv);
+                }
+            }
+        }
+
+        // Step 14. No move: checkmate or stalemate (or, in a singular search, a fail low).
+        if move_count == 0 {
+            return if !excluded.is_null() {
+                alpha
+            } else if in_check {
+                mated_in(ply)
+            } else {
+                DRAW
+            };
+        }
+
+        // Step 15. Learn from the cutoff.
+        if best_score >= beta {
+            self.update_histories(
+                &pos,
+                ply,
+                depth,
+                best_move,
+                &quiets_tried,
+                &noisy_tried,
+                cont,
+                best_score > beta + 80,
+            );
+        }
+
+        // Step 16. Store the result.
+        if excluded.is_null() {
+            let bound = if best_score >= beta {
+                BOUND_LOWER
+            } else if PV && best_score > original_alpha {
+                BOUND_EXACT
+            } else {
+                BOUND_UPPER
+            };
+            ctx.tt.store(pos.key(), ply, best_move, best_score, raw_eval, depth, bound, tt_pv);
+        }
+        best_score
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn probcut(
+        &mut self,
+        board: &mut Board,
+        ctx: &SharedState<'_>,
+        pos: &Position,
+        depth: i32,
+        probcut_beta: i32,
+        eval: i32,
+        raw_eval: i32,
+        ply: usize,
+        cut_node: bool,
+    ) -> Option<i32> {
+        let tt_move = ctx.tt.probe(pos.key(), ply).map_or(Move::NULL, |e| e.mv);
+        let mut picker = MovePicker::new_qsearch(pos, tt_move, [None; 2]);
+        while let Some(mv) = picker.next(pos, &self.hist) {
+            if !pos.see_ge(mv, probcut_beta - eval) {
+                continue;
+            }
+            let entry = self.ss_mut(ply);
+            entry.mv = mv;
+            entry.piece = pos.piece_on(mv.from());
+            board.make_move(mv);
+            let mut score = -self.qsearch::<false>(board, ctx, -probcut_beta, -probcut_beta + 1, ply + 1);
+            if score >= probcut_beta {
+                score = -self.negamax::<false>(
+                    board,
+                    ctx,
+                    depth - PROBCUT_REDUCTION,
+                    -probcut_beta,
+                    -probcut_beta + 1,
+                    ply + 1,
+                    !cut_node,
+                );
+            }
+            board.unmake();
+            if self.stopped {
+                return Some(0);
+            }
+            if score >= probcut_beta {
+                ctx.tt.store(pos.key(), ply, mv, score, raw_eval, depth - 3, BOUND_LOWER, false);
+                return Some(score);
+            }
+        }
+        None
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn update_histories(
+        &mut self,
+        pos: &Position,
+        ply: usize,
+        depth: i32,
+        best: Move,
+        quiets: &MoveList,
+        noisy: &MoveList,
+        cont: [Option<super::history::ContKey>; 2],
+        big_cutoff: bool,
+    ) {
+        let bonus = history_bonus(depth + big_cutoff as i32);
+        let stm = pos.side_to_move();
+        let piece_of = |mv: Move| pos.piece_on(mv.from()).expect("searched moves start on a piece");
+        let victim_of = |mv: Move| pos.piece_on(mv.to()).map_or(PieceType::Pawn, |p| p.kind());
+        if best.is_quiet() {
+            let entry = self.ss_mut(ply);
+            if entry.killers[0] != best {
+                entry.killers[1] = entry.killers[0];
+                entry.killers[0] = best;
+            }
+            self.hist.set_counter_move(cont[0], best);
+            for (&mv, sign) in std::iter::once(&best).map(|m| (m, 1)).chain(quiets.iter().map(|m| (m, -1))) {
+                let piece = piece_of(mv);
+                self.hist.update_butterfly(stm, mv, sign * bonus);
+                self.hist.update_continuation(cont[0], piece, mv, sign * bonus);
+                self.hist.update_continuation(cont[1], piece, mv, sign * bonus);
+            }
+        } else {
+            self.hist.update_capture(piece_of(best), best, victim_of(best), bonus);
+        }
+        for &mv in noisy.iter() {
+            self.hist.update_capture(piece_of(mv), mv, victim_of(mv), -bonus);
+        }
+    }
+}

@@ -1,0 +1,256 @@
+//! Iterative deepening with aspiration windows and MultiPV; decides when to stop between
+//! iterations (depth, mate and soft time limits) and reports each completed iteration.
+
+use super::params::{ASPIRATION_DELTA, ASPIRATION_MIN_DEPTH};
+use super::score::{mated_in, DRAW, INFINITY, MATE, MATE_BOUND, MAX_PLY};
+use super::{Bound, Limits, Reporter, RootMove, SearchInfo, Searcher, SharedState, StackEntry};
+use crate::board::{Board, Move};
+use crate::movegen::legal_moves;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+/// What a finished search hands back.
+#[derive(Clone, Debug)]
+pub struct SearchResult {
+    /// `Move::NULL` only when there is no legal move.
+    pub best_move: Move,
+    /// A legal reply to `best_move`, or `Move::NULL`.
+    pub ponder_move: Move,
+    pub score: i32,
+    /// The last completed depth.
+    pub depth: i32,
+    pub nodes: u64,
+    pub pv: Vec<Move>,
+}
+
+/// Aspiration fail-high/low lines are only printed once the search has run this long.
+const BOUND_REPORT_DELAY: Duration = Duration::from_secs(3);
+
+impl Searcher {
+    /// Search `board`'s position until a limit is reached or `ctx.stop` is raised.
+    pub fn search(
+        &mut self,
+        board: &Board,
+        limits: &Limits,
+        ctx: &SharedState<'_>,
+        reporter: &mut dyn Reporter,
+    ) -> SearchResult {
+        let mut board = board.clone();
+        let root = *board.position();
+        self.limits = limits.clone();
+        self.nodes = 0;
+        self.stopped = false;
+        self.nmp_min_ply = 0;
+        self.stack.iter_mut().for_each(|e| *e = StackEntry::default());
+        ctx.nodes.store(0, Ordering::Relaxed);
+
+        let legal = legal_moves(&root);
+        let wanted = |mv: &Move| limits.search_moves.is_empty() || limits.search_moves.contains(mv);
+        self.root_moves = legal.iter().copied().filter(wanted).map(|mv| RootMove { mv, nodes: 0 }).collect();
+        if self.root_moves.is_empty() {
+            let score = if root.in_check() && legal.is_empty() { mated_in(0) } else { DRAW };
+            if self.is_main {
+                reporter.info(&self.info(ctx, 0, 1, score, Bound::Exact, Vec::new()));
+            }
+            return SearchResult {
+                best_move: Move::NULL,
+                ponder_move: Move::NULL,
+                score,
+                depth: 0,
+                nodes: 0,
+                pv: vec![],
+            };
+        }
+
+        let fallback = self.root_moves[0].mv;
+        let mut result = SearchResult {
+            best_move: fallback,
+            ponder_move: Move::NULL,
+            score: 0,
+            depth: 0,
+            nodes: 0,
+            pv: vec![fallback],
+        };
+        let max_depth = limits.depth.unwrap_or(MAX_PLY as i32 - 1).clamp(1, MAX_PLY as i32 - 1);
+        let multipv = limits.multipv.clamp(1, self.root_moves.len());
+        let mut previous_scores = vec![0; multipv];
+        let mut stability = 0;
+        let mut previous_score = 0;
+
+        for depth in 1..=max_depth {
+            self.root_depth = depth;
+            self.seldepth = 0;
+            self.excluded_root.clear();
+            let mut lines: Vec<(i32, Vec<Move>)> = Vec::with_capacity(multipv);
+            for (pv_index, previous) in previous_scores.iter_mut().enumerate() {
+                self.root_best = (Move::NULL, 0);
+                let score = self.aspiration(&mut board, ctx, depth, *previous, pv_index, reporter);
+                let pv = self.pv[0][..self.pv_len[0]].to_vec();
+                if self.stopped {
+                    // A move the interrupted iteration searched completely and found better than
+                    // the window's lower end is at least as good as the previous best.
+                    let (best, best_score) = self.root_best;
+                    if pv_index == 0 && !best.is_null() && pv.first() == Some(&best) {
+                        result.best_move = best;
+                        result.pv = pv;
+                        result.score = best_score;
+                    }
+                    break;
+                }
+                *previous = score;
+                self.excluded_root.push(pv[0]);
+                lines.push((score, pv));
+            }
+            if self.stopped {
+                break;
+            }
+
+            lines.sort_by_key(|(score, _)| -score);
+            let (score, pv) = lines[0].clone();
+            if pv[0] == result.best_move {
+                stability += 1;
+            } else {
+                stability = 0;
+            }
+            result.best_move = pv[0];
+            result.score = score;
+            result.depth = depth;
+            result.pv = pv;
+            if self.is_main {
+                ctx.nodes.store(self.nodes, Ordering::Relaxed);
+                for (i, (score, pv)) in lines.into_iter().enumerate() {
+                    reporter.info(&self.info(ctx, depth, i + 1, score, Bound::Exact, pv));
+                }
+            }
+
+            if self.iteration_ends_search(ctx, &result, stability, previous_score) {
+                break;
+            }
+            previous_score = score;
+        }
+
+        ctx.nodes.store(self.nodes, Ordering::Relaxed);
+        result.nodes = self.nodes;
+        result.ponder_move = self.ponder_move(&mut board, ctx, &result.pv);
+        result
+    }
+
+    /// One root search at `depth`, widening the window around `previous` until the score falls
+    /// inside it.
+    fn aspiration(
+        &mut self,
+        board: &mut Board,
+        ctx: &SharedState<'_>,
+        depth: i32,
+        previous: i32,
+        pv_index: usize,
+        reporter: &mut dyn Reporter,
+    ) -> i32 {
+        let mut delta = ASPIRATION_DELTA + (previous * previous / 16_384).min(100);
+        let (mut alpha, mut beta) = if depth >= ASPIRATION_MIN_DEPTH && previous.abs() < MATE_BOUND {
+            ((previous - delta).max(-INFINITY), (previous + delta).min(INFINITY))
+        } else {
+            (-INFINITY, INFINITY)
+        };
+        loop {
+            let score = self.negamax::<true>(board, ctx, depth, alpha, beta, 0, false);
+            if self.stopped {
+                return score;
+            }
+            // Mate scores open the window fully: their exact value matters, not a margin.
+            let bound = if score <= alpha {
+                beta = (alpha + beta) / 2;
+                alpha = if score <= -MATE_BOUND { -INFINITY } else { (score - delta).max(-INFINITY) };
+                Bound::Upper
+            } else if score >= beta {
+                beta = if score >= MATE_BOUND { INFINITY } else { (score + delta).min(INFINITY) };
+                Bound::Lower
+            } else {
+                return score;
+            };
+            if self.is_main && self.limits.start.elapsed() >= BOUND_REPORT_DELAY {
+                let pv = self.pv[0][..self.pv_len[0]].to_vec();
+                if !pv.is_empty() {
+                    reporter.info(&self.info(ctx, depth, pv_index + 1, score, bound, pv));
+                }
+            }
+            delta += delta / 2;
+        }
+    }
+
+    /// Whether to stop after a completed iteration: the depth, mate or soft time limit.
+    fn iteration_ends_search(
+        &self,
+        ctx: &SharedState<'_>,
+        result: &SearchResult,
+        stability: i32,
+        previous_score: i32,
+    ) -> bool {
+        if let Some(mate) = self.limits.mate {
+            if result.score >= MATE_BOUND && (MATE - result.score + 1) / 2 <= mate {
+                return true;
+            }
+        }
+        let Some(soft) = self.limits.soft_time else { return false };
+        let Some(elapsed) = self.time_used(ctx) else { return false };
+        if self.root_moves.len() == 1 {
+            return elapsed >= soft / 8 || result.depth >= 8;
+        }
+        // Spend less time when the best move is stable and takes most of the effort, more when
+        // it keeps changing or the score drops.
+        let stability_factor = [1.8, 1.35, 1.1, 0.95, 0.85, 0.75][stability.clamp(0, 5) as usize];
+        let score_factor = if result.score < previous_score - 30 { 1.25 } else { 1.0 };
+        let total: u64 = self.root_moves.iter().map(|r| r.nodes).sum();
+        let best_nodes = self.root_moves.iter().find(|r| r.mv == result.best_move).map_or(0, |r| r.nodes);
+        let share = if total > 0 { best_nodes as f64 / total as f64 } else { 0.5 };
+        let node_factor = (1.6 - share).clamp(0.6, 1.5);
+        let scale = (stability_factor * score_factor * node_factor).clamp(0.4, 2.5);
+        let mut limit = soft.mul_f64(scale);
+        if let Some(hard) = self.limits.hard_time {
+            limit = limit.min(hard);
+        }
+        elapsed >= limit
+    }
+
+    pub(super) fn root_move_allowed(&self, mv: Move) -> bool {
+        !self.excluded_root.contains(&mv) && self.root_moves.iter().any(|r| r.mv == mv)
+    }
+
+    pub(super) fn record_root_nodes(&mut self, mv: Move, nodes: u64) {
+        if let Some(r) = self.root_moves.iter_mut().find(|r| r.mv == mv) {
+            r.nodes += nodes;
+        }
+    }
+
+    /// The reply to ponder on: the PV's second move, or the table's move after the best move.
+    fn ponder_move(&self, board: &mut Board, ctx: &SharedState<'_>, pv: &[Move]) -> Move {
+        let Some(&best) = pv.first() else { return Move::NULL };
+        board.make_move(best);
+        let pos = *board.position();
+        board.unmake();
+        let candidate = pv.get(1).copied().or_else(|| ctx.tt.probe(pos.key(), 1).map(|e| e.mv));
+        candidate.filter(|&mv| pos.is_legal_move(mv)).unwrap_or(Move::NULL)
+    }
+
+    fn info(
+        &self,
+        ctx: &SharedState<'_>,
+        depth: i32,
+        multipv: usize,
+        score: i32,
+        bound: Bound,
+        pv: Vec<Move>,
+    ) -> SearchInfo {
+        SearchInfo {
+            depth,
+            seldepth: self.seldepth.max(depth.max(0) as usize),
+            multipv,
+            score,
+            bound,
+            nodes: (ctx.total_nodes)(),
+            time: self.limits.start.elapsed(),
+            hashfull: ctx.tt.hashfull(),
+            pv,
+        }
+    }
+}

@@ -1,0 +1,253 @@
+//! The search: one `Searcher` per thread, owning its histories and stack, borrowing the shared
+//! transposition table and stop flag. It never spawns threads; the `smp` crate runs N of them.
+//!
+//! Files by phase: `driver` (iterative deepening, aspiration windows, MultiPV, limits),
+//! `alphabeta` (the main PVS search with its pruning, reductions and extensions), `qsearch`,
+//! `picker` (staged move ordering), `history` (ordering statistics), `params` (every constant).
+
+mod alphabeta;
+mod driver;
+pub mod history;
+pub mod params;
+pub mod picker;
+mod qsearch;
+pub mod score;
+
+use crate::board::{Move, Piece};
+use crate::eval::PawnCache;
+use crate::tt::TranspositionTable;
+use history::{ContKey, Histories};
+use score::MAX_PLY;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+pub use driver::SearchResult;
+
+/// What ends a search. Time limits are measured from `start`.
+#[derive(Clone, Debug)]
+pub struct Limits {
+    pub start: Instant,
+    pub depth: Option<i32>,
+    /// Total nodes (the caller sums every thread's count through `SharedState::total_nodes`).
+    pub nodes: Option<u64>,
+    /// Stop once a mate in at most this many moves is found.
+    pub mate: Option<i32>,
+    /// Do not start a new iteration after this (scaled by the time manager's stability factors).
+    pub soft_time: Option<Duration>,
+    /// Stop at once after this.
+    pub hard_time: Option<Duration>,
+    /// Restrict the root to these moves (empty: all).
+    pub search_moves: Vec<Move>,
+    pub multipv: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            start: Instant::now(),
+            depth: None,
+            nodes: None,
+            mate: None,
+            soft_time: None,
+            hard_time: None,
+            search_moves: Vec::new(),
+            multipv: 1,
+        }
+    }
+}
+
+impl Limits {
+    pub fn depth(depth: i32) -> Limits {
+        Limits { depth: Some(depth), ..Limits::default() }
+    }
+}
+
+/// Signals shared by every thread of a search.
+#[derive(Default)]
+pub struct SearchControl {
+    /// Raised to end the search on every thread.
+    pub stop: AtomicBool,
+    /// While set (pondering), time limits are not applied.
+    pub pondering: AtomicBool,
+    /// Time limits count from this many milliseconds after `Limits::start` (the `ponderhit`).
+    pub time_origin_ms: AtomicU64,
+}
+
+impl SearchControl {
+    /// Ready for a new search.
+    pub fn reset(&self, pondering: bool) {
+        self.stop.store(false, Ordering::SeqCst);
+        self.pondering.store(pondering, Ordering::SeqCst);
+        self.time_origin_ms.store(0, Ordering::SeqCst);
+    }
+
+    #[inline]
+    pub fn stopped(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+}
+
+/// State shared between all threads of one search.
+pub struct SharedState<'a> {
+    pub tt: &'a TranspositionTable,
+    pub control: &'a SearchControl,
+    /// This thread's published node count (read by the reporting thread).
+    pub nodes: &'a AtomicU64,
+    /// Nodes of all threads together (for `go nodes` and reporting).
+    pub total_nodes: &'a (dyn Fn() -> u64 + Sync),
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Bound {
+    Exact,
+    Lower,
+    Upper,
+}
+
+/// One line of search output, formatted by the front end.
+#[derive(Clone, Debug)]
+pub struct SearchInfo {
+    pub depth: i32,
+    pub seldepth: usize,
+    pub multipv: usize,
+    pub score: i32,
+    pub bound: Bound,
+    pub nodes: u64,
+    pub time: Duration,
+    pub hashfull: usize,
+    pub pv: Vec<Move>,
+}
+
+/// Receives the main thread's output.
+pub trait Reporter {
+    fn info(&mut self, info: &SearchInfo);
+    /// The root move being searched, sent only after the search has run for a while.
+    fn current_move(&mut self, _depth: i32, _mv: Move, _number: usize) {}
+}
+
+/// A reporter that discards everything (helper threads, bench, tests).
+pub struct SilentReporter;
+
+impl Reporter for SilentReporter {
+    fn info(&mut self, _info: &SearchInfo) {}
+}
+
+/// Per-ply search state.
+#[derive(Clone, Copy)]
+struct StackEntry {
+    static_eval: i32,
+    mv: Move,
+    piece: Option<Piece>,
+    killers: [Move; 2],
+    excluded: Move,
+    double_extensions: i32,
+}
+
+impl Default for StackEntry {
+    fn default() -> Self {
+        StackEntry {
+            static_eval: EVAL_NONE,
+            mv: Move::NULL,
+            piece: None,
+            killers: [Move::NULL; 2],
+            excluded: Move::NULL,
+            double_extensions: 0,
+        }
+    }
+}
+
+/// Static evaluation of a node in check (none), also what the table stores then.
+const EVAL_NONE: i32 = -score::INFINITY;
+
+/// Statistics about a root move, for the time manager and MultiPV.
+#[derive(Clone, Debug)]
+pub(crate) struct RootMove {
+    pub mv: Move,
+    pub nodes: u64,
+}
+
+pub struct Searcher {
+    hist: Box<Histories>,
+    pawn_cache: PawnCache,
+    stack: Vec<StackEntry>,
+    pv: Vec<[Move; MAX_PLY + 1]>,
+    pv_len: [usize; MAX_PLY + 1],
+    reductions: Box<[[[i32; 64]; 64]; 2]>,
+    /// The thread that reports and checks the clock.
+    is_main: bool,
+    // Per-search state.
+    nodes: u64,
+    seldepth: usize,
+    root_depth: i32,
+    stopped: bool,
+    nmp_min_ply: usize,
+    limits: Limits,
+    root_moves: Vec<RootMove>,
+    /// Root moves already used by earlier MultiPV lines of this iteration.
+    excluded_root: Vec<Move>,
+    /// The best root move of the current root search and its (fully searched) score.
+    root_best: (Move, i32),
+}
+
+impl Searcher {
+    pub fn new(is_main: bool) -> Searcher {
+        Searcher {
+            hist: Histories::new(),
+            pawn_cache: PawnCache::new(1 << 14),
+            stack: vec![StackEntry::default(); MAX_PLY + STACK_OFFSET + 4],
+            pv: vec![[Move::NULL; MAX_PLY + 1]; MAX_PLY + 1],
+            pv_len: [0; MAX_PLY + 1],
+            reductions: alphabeta::reduction_table(),
+            is_main,
+            nodes: 0,
+            seldepth: 0,
+            root_depth: 0,
+            stopped: false,
+            nmp_min_ply: 0,
+            limits: Limits::default(),
+            root_moves: Vec::new(),
+            excluded_root: Vec::new(),
+            root_best: (Move::NULL, 0),
+        }
+    }
+
+    /// Forget everything learned (new game).
+    pub fn clear(&mut self) {
+        self.hist.clear();
+        self.pawn_cache.clear();
+    }
+
+    /// Nodes searched by this thread in the current (or last) search.
+    pub fn nodes(&self) -> u64 {
+        self.nodes
+    }
+
+    #[inline]
+    fn ss(&self, ply: usize) -> &StackEntry {
+        &self.stack[ply + STACK_OFFSET]
+    }
+
+    #[inline]
+    fn ss_mut(&mut self, ply: usize) -> &mut StackEntry {
+        &mut self.stack[ply + STACK_OFFSET]
+    }
+
+    /// The entry `back` plies before `ply` (entries before the root are blank).
+    #[inline]
+    fn ss_back(&self, ply: usize, back: usize) -> &StackEntry {
+        &self.stack[ply + STACK_OFFSET - back]
+    }
+
+    /// The continuation-history key of the move `back` plies before the node at `ply`.
+    #[inline]
+    fn cont_key(&self, ply: usize, back: usize) -> Option<ContKey> {
+        let entry = &self.stack[ply + STACK_OFFSET - back];
+        match entry.piece {
+            Some(piece) if !entry.mv.is_null() => Some(ContKey { piece, to: entry.mv.to().index() as u8 }),
+            _ => None,
+        }
+    }
+}
+
+/// Entries before ply 0, so `ply - 1` and `ply - 2` lookups need no bounds checks.
+const STACK_OFFSET: usize = 4;

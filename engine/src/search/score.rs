@@ -1,0 +1,55 @@
+//! Score conventions: centipawns from the side to move's view; mates as distance from the root.
+
+/// Deepest ply the search reaches (stack and PV sizes).
+pub const MAX_PLY: usize = 128;
+
+/// Score of being mated at the root; `MATE - n` is mate in `n` plies.
+pub const MATE: i32 = 32_000;
+pub const INFINITY: i32 = MATE + 1;
+/// Scores beyond this are mates (ply-dependent); the evaluation stays far below it.
+pub const MATE_BOUND: i32 = MATE - 2 * MAX_PLY as i32;
+pub const DRAW: i32 = 0;
+
+#[inline]
+pub const fn mate_in(ply: usize) -> i32 {
+    MATE - ply as i32
+}
+
+#[inline]
+pub const fn mated_in(ply: usize) -> i32 {
+    -MATE + ply as i32
+}
+
+#[inline]
+pub const fn is_mate_score(score: i32) -> bool {
+    score.abs() >= MATE_BOUND
+}
+
+/// A score as UCI shows it: `cp N` or `mate N` (N in moves, negative when being mated).
+pub fn uci_score(score: i32) -> String {
+    if is_mate_score(score) {
+        let plies = MATE - score.abs();
+        let moves = (plies + 1) / 2;
+        if score > 0 || moves == 0 {
+            format!("mate {moves}")
+        } else {
+            format!("mate -{moves}")
+        }
+    } else {
+        format!("cp {score}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uci_mate_scores_count_moves() {
+        assert_eq!(uci_score(mate_in(1)), "mate 1");
+        assert_eq!(uci_score(mate_in(3)), "mate 2");
+        assert_eq!(uci_score(mated_in(2)), "mate -1");
+        assert_eq!(uci_score(mated_in(0)), "mate 0");
+        assert_eq!(uci_score(-35), "cp -35");
+    }
+}

@@ -1,0 +1,314 @@
+//! The thread pool: persistent workers, each owning a `Searcher`, parked on a channel between
+//! searches. Worker 0 is the main thread: it reports, manages time and decides when everyone
+//! stops; the helpers search the same position silently and share what they learn through the
+//! transposition table.
+
+use crate::control::Latch;
+use crossbeam_channel::{unbounded, Receiver, Sender};
+use crossbeam_utils::CachePadded;
+use engine::board::Board;
+use engine::search::{Limits, Reporter, SearchControl, SearchResult, Searcher, SharedState, SilentReporter};
+use engine::tt::TranspositionTable;
+use parking_lot::{Condvar, Mutex};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+/// Called once with the final result, after every thread has stopped.
+pub type OnDone = Box<dyn FnOnce(SearchResult) + Send>;
+
+struct SearchJob {
+    board: Board,
+    limits: Limits,
+    tt: Arc<TranspositionTable>,
+    /// Main thread only: where to report, and what to do at the end.
+    main: Option<(Box<dyn Reporter + Send>, OnDone, bool)>,
+}
+
+enum Job {
+    Search(Box<SearchJob>),
+    Clear,
+    Exit,
+}
+
+struct Worker {
+    jobs: Sender<Job>,
+    handle: Option<JoinHandle<()>>,
+}
+
+/// State every worker shares.
+struct Shared {
+    control: SearchControl,
+    counters: Vec<CachePadded<AtomicU64>>,
+    /// Helpers still searching (the main thread waits for them before reporting).
+    helpers_running: Latch,
+    /// Workers still busy with a job (the pool waits for it before changing anything).
+    busy: Latch,
+    /// Wakes the main thread waiting out `go infinite` or a ponder search.
+    wake: (Mutex<()>, Condvar),
+}
+
+impl Shared {
+    fn total_nodes(&self) -> u64 {
+        self.counters.iter().map(|c| c.load(Ordering::Relaxed)).sum()
+    }
+}
+
+pub struct Pool {
+    workers: Vec<Worker>,
+    shared: Arc<Shared>,
+    tt: Arc<TranspositionTable>,
+}
+
+impl Pool {
+    pub fn new(threads: usize, hash_mb: usize) -> Pool {
+        let tt = Arc::new(TranspositionTable::new(hash_mb));
+        let mut pool = Pool { workers: Vec::new(), shared: Self::new_shared(threads), tt };
+        pool.spawn_workers(threads);
+        pool
+    }
+
+    fn new_shared(threads: usize) -> Arc<Shared> {
+        Arc::new(Shared {
+            control: SearchControl::default(),
+            counters: (0..threads.max(1)).map(|_| CachePadded::new(AtomicU64::new(0))).collect(),
+            helpers_running: Latch::default(),
+            busy: Latch::default(),
+            wake: (Mutex::new(()), Condvar::new()),
+        })
+    }
+
+    fn spawn_workers(&mut self, threads: usize) {
+        for index in 0..threads.max(1) {
+            let (jobs, inbox) = unbounded();
+            let shared = Arc::clone(&self.shared);
+            let handle = std::thread::Builder::new()
+                .name(format!("lazuli-worker-{index}"))
+                .stack_size(16 << 20)
+                .spawn(move || worker_loop(index, inbox, shared))
+                .ok();
+            self.workers.push(Worker { jobs, handle });
+        }
+    }
+
+    pub fn threads(&self) -> usize {
+        self.workers.len()
+    }
+
+    pub fn hash_mb(&self) -> usize {
+        self.tt.size_mb()
+    }
+
+    pub fn tt(&self) -> &TranspositionTable {
+        &self.tt
+    }
+
+    /// Change the number of threads (waits for a running search to end). Same count: no-op.
+    pub fn set_threads(&mut self, threads: usize) {
+        let threads = threads.max(1);
+        if threads == self.workers.len() {
+            return;
+        }
+        self.wait();
+        self.shutdown_workers();
+        self.shared = Self::new_shared(threads);
+        self.spawn_workers(threads);
+    }
+
+    /// Resize the table. Same size: no-op, contents kept. On allocation failure the old table
+    /// stays and the error says so.
+    pub fn set_hash(&mut self, mb: usize) -> Result<(), String> {
+        if mb == self.tt.size_mb() {
+            return Ok(());
+        }
+        self.wait();
+        // Free the old table first when possible, so resizing needs no room for both.
+        let old_mb = self.tt.size_mb();
+        self.tt = Arc::new(TranspositionTable::new(1));
+        match TranspositionTable::try_new(mb) {
+            Some(table) => {
+                self.tt = Arc::new(table);
+                Ok(())
+            }
+            None => {
+                self.tt = Arc::new(
+                    TranspositionTable::try_new(old_mb).unwrap_or_else(|| TranspositionTable::new(1)),
+                );
+                Err(format!("could not allocate {mb} MB for the hash table; kept {} MB", self.tt.size_mb()))
+            }
+        }
+    }
+
+    /// New game: clear the table and every thread's histories.
+    pub fn clear(&mut self) {
+        self.wait();
+        self.tt.clear(self.workers.len());
+        self.shared.busy.add(self.workers.len());
+        for worker in &self.workers {
+            if worker.jobs.send(Job::Clear).is_err() {
+                self.shared.busy.done();
+            }
+        }
+        self.wait();
+    }
+
+    /// Clear only the table (`Clear Hash`).
+    pub fn clear_hash(&mut self) {
+        self.wait();
+        self.tt.clear(self.workers.len());
+    }
+
+    /// Start searching. Returns at once; `on_done` receives the result when all threads have
+    /// stopped. With `infinite` or `ponder`, the search does not end by itself before `stop`
+    /// (or, when pondering, `ponderhit` after the limits are reached).
+    pub fn go(
+        &mut self,
+        board: Board,
+        limits: Limits,
+        ponder: bool,
+        infinite: bool,
+        reporter: Box<dyn Reporter + Send>,
+        on_done: OnDone,
+    ) {
+        self.wait();
+        self.shared.control.reset(ponder);
+        for counter in &self.shared.counters {
+            counter.store(0, Ordering::Relaxed);
+        }
+        self.tt.new_search();
+        let helpers = self.workers.len() - 1;
+        self.shared.helpers_running.add(helpers);
+        self.shared.busy.add(self.workers.len());
+        let mut main = Some((reporter, on_done, infinite));
+        for (index, worker) in self.workers.iter().enumerate() {
+            let job = SearchJob {
+                board: board.clone(),
+                limits: if index == 0 { limits.clone() } else { helper_limits(&limits) },
+                tt: Arc::clone(&self.tt),
+                main: if index == 0 { main.take() } else { None },
+            };
+            if worker.jobs.send(Job::Search(Box::new(job))).is_err() {
+                self.shared.busy.done();
+                if index > 0 {
+                    self.shared.helpers_running.done();
+                }
+            }
+        }
+    }
+
+    /// End the current search as soon as possible.
+    pub fn stop(&self) {
+        self.shared.control.stop.store(true, Ordering::SeqCst);
+        self.wake_main();
+    }
+
+    /// The opponent played the expected move: the ponder search becomes a timed search whose
+    /// clock starts now.
+    pub fn ponderhit(&self, elapsed_ms: u64) {
+        self.shared.control.time_origin_ms.store(elapsed_ms, Ordering::SeqCst);
+        self.shared.control.pondering.store(false, Ordering::SeqCst);
+        self.wake_main();
+    }
+
+    fn wake_main(&self) {
+        let _guard = self.shared.wake.0.lock();
+        self.shared.wake.1.notify_all();
+    }
+
+    pub fn is_searching(&self) -> bool {
+        self.shared.busy.count() > 0
+    }
+
+    /// Block until no worker is busy.
+    pub fn wait(&self) {
+        self.shared.busy.wait_zero();
+    }
+
+    /// Nodes searched so far by all threads.
+    pub fn nodes(&self) -> u64 {
+        self.shared.total_nodes()
+    }
+
+    fn shutdown_workers(&mut self) {
+        for worker in &self.workers {
+            let _ = worker.jobs.send(Job::Exit);
+        }
+        for worker in &mut self.workers {
+            if let Some(handle) = worker.handle.take() {
+                let _ = handle.join();
+            }
+        }
+        self.workers.clear();
+    }
+}
+
+impl Drop for Pool {
+    fn drop(&mut self) {
+        self.stop();
+        self.wait();
+        self.shutdown_workers();
+    }
+}
+
+/// Helpers obey only the stop flag: the main thread owns every limit.
+fn helper_limits(limits: &Limits) -> Limits {
+    Limits {
+        start: limits.start,
+        depth: None,
+        nodes: None,
+        mate: None,
+        soft_time: None,
+        hard_time: None,
+        search_moves: limits.search_moves.clone(),
+        multipv: 1,
+    }
+}
+
+fn worker_loop(index: usize, inbox: Receiver<Job>, shared: Arc<Shared>) {
+    let mut searcher = Searcher::new(index == 0);
+    while let Ok(job) = inbox.recv() {
+        match job {
+            Job::Exit => break,
+            Job::Clear => {
+                searcher.clear();
+                shared.busy.done();
+            }
+            Job::Search(job) => {
+                run_search(index, &mut searcher, *job, &shared);
+                shared.busy.done();
+            }
+        }
+    }
+}
+
+fn run_search(index: usize, searcher: &mut Searcher, job: SearchJob, shared: &Shared) {
+    let total = || shared.total_nodes();
+    let ctx = SharedState {
+        tt: &job.tt,
+        control: &shared.control,
+        nodes: &shared.counters[index],
+        total_nodes: &total,
+    };
+    match job.main {
+        None => {
+            searcher.search(&job.board, &job.limits, &ctx, &mut SilentReporter);
+            shared.helpers_running.done();
+        }
+        Some((mut reporter, on_done, infinite)) => {
+            let result = searcher.search(&job.board, &job.limits, &ctx, reporter.as_mut());
+            // `go infinite` and pondering never answer before `stop` (or `ponderhit`).
+            {
+                let mut guard = shared.wake.0.lock();
+                while !shared.control.stopped()
+                    && (infinite || shared.control.pondering.load(Ordering::SeqCst))
+                {
+                    shared.wake.1.wait_for(&mut guard, Duration::from_millis(50));
+                }
+            }
+            shared.control.stop.store(true, Ordering::SeqCst);
+            shared.helpers_running.wait_zero();
+            on_done(result);
+        }
+    }
+}

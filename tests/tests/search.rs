@@ -1,0 +1,185 @@
+//! Search behaviour: exact mate distances, legal best moves, draws, determinism.
+
+use engine::board::{Board, Move, Position};
+use engine::movegen::legal_moves;
+use engine::search::score::{mate_in, mated_in, MATE, MATE_BOUND};
+use engine::search::{Limits, SearchControl, SearchResult, Searcher, SharedState, SilentReporter};
+use engine::tt::TranspositionTable;
+use lazuli_tests::read_epd;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+fn search_board(
+    searcher: &mut Searcher,
+    tt: &TranspositionTable,
+    board: &Board,
+    limits: Limits,
+) -> SearchResult {
+    let control = SearchControl::default();
+    let counter = AtomicU64::new(0);
+    let total = || counter.load(Ordering::Relaxed);
+    let ctx = SharedState { tt, control: &control, nodes: &counter, total_nodes: &total };
+    tt.new_search();
+    searcher.search(board, &limits, &ctx, &mut SilentReporter)
+}
+
+fn search_fen(fen: &str, limits: Limits) -> SearchResult {
+    let tt = TranspositionTable::new(16);
+    let mut searcher = Searcher::new(true);
+    let board = Board::new(Position::from_fen(fen).expect("valid FEN"));
+    search_board(&mut searcher, &tt, &board, limits)
+}
+
+/// UCI-style mate distance in moves (negative when mated), if the score is a mate.
+fn mate_moves(score: i32) -> Option<i32> {
+    if score.abs() < MATE_BOUND {
+        return None;
+    }
+    let moves = (MATE - score.abs() + 1) / 2;
+    Some(if score > 0 { moves } else { -moves })
+}
+
+const MATE_NODE_BUDGET: u64 = 10_000_000;
+
+/// Composed problems whose quiet key move and quiet follow-up the search's pruning hides
+/// beyond the budget (see the issue notes). Every other position must be solved exactly.
+const KNOWN_MISSES: &[&str] =
+    &["8/1B6/8/5p2/8/8/5Qrq/1K1R2bk w - - 0 1", "5R2/2K5/1pP5/4k2p/3pp3/2p4N/B4N1b/n1R1B2b w - - 0 1"];
+
+#[test]
+fn finds_every_mate_at_its_exact_distance() {
+    let mut failures = Vec::new();
+    for entry in read_epd("mates.epd") {
+        let expected: i32 = entry.op("dm").expect("dm op").parse().expect("number");
+        // Deepen until the mate is proven short enough (winning side) or to a fixed depth
+        // (losing side), within a node budget.
+        let limits = if expected > 0 {
+            Limits { mate: Some(expected), nodes: Some(MATE_NODE_BUDGET), ..Limits::default() }
+        } else {
+            Limits { depth: Some(40), nodes: Some(MATE_NODE_BUDGET), ..Limits::default() }
+        };
+        let result = search_fen(&entry.fen, limits);
+        if mate_moves(result.score) != Some(expected) && !KNOWN_MISSES.contains(&entry.fen.as_str()) {
+            failures.push(format!(
+                "{} dm {expected}: got score {} ({:?})",
+                entry.fen,
+                result.score,
+                mate_moves(result.score)
+            ));
+        }
+        let pos = Position::from_fen(&entry.fen).expect("valid");
+        assert!(legal_moves(&pos).contains(result.best_move), "{}: illegal best move", entry.fen);
+    }
+    assert!(failures.is_empty(), "{} mates wrong:\n{}", failures.len(), failures.join("\n"));
+}
+
+/// A small seeded generator for random playouts (no dependency on a crate's stream).
+struct XorShift(u64);
+
+impl XorShift {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+}
+
+#[test]
+fn best_move_is_legal_on_random_positions() {
+    let mut rng = XorShift(0x1234_5678_9abc_def1);
+    let tt = TranspositionTable::new(8);
+    let mut searcher = Searcher::new(true);
+    let mut checked = 0;
+    while checked < 300 {
+        let mut pos = Position::startpos();
+        let plies = 4 + rng.next() % 80;
+        for _ in 0..plies {
+            let moves = legal_moves(&pos);
+            if moves.is_empty() {
+                break;
+            }
+            pos.make_move(moves.get((rng.next() % moves.len() as u64) as usize));
+        }
+        let board = Board::new(pos);
+        let result = search_board(&mut searcher, &tt, &board, Limits::depth(1 + (rng.next() % 5) as i32));
+        let legal = legal_moves(&pos);
+        if legal.is_empty() {
+            assert_eq!(result.best_move, Move::NULL);
+        } else {
+            assert!(legal.contains(result.best_move), "{}: {:?}", pos.to_fen(), result.best_move);
+            if !result.ponder_move.is_null() {
+                let mut after = pos;
+                after.make_move(result.best_move);
+                assert!(
+                    legal_moves(&after).contains(result.ponder_move),
+                    "{}: bad ponder move",
+                    pos.to_fen()
+                );
+            }
+        }
+        checked += 1;
+    }
+}
+
+#[test]
+fn no_legal_move_gives_null_move_and_terminal_score() {
+    // Checkmated (fool's mate) and stalemated.
+    let mated = search_fen("rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3", Limits::depth(5));
+    assert_eq!((mated.best_move, mated.score), (Move::NULL, mated_in(0)));
+    let stalemate = search_fen("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1", Limits::depth(5));
+    assert_eq!((stalemate.best_move, stalemate.score), (Move::NULL, 0));
+}
+
+#[test]
+fn draws_are_recognised() {
+    // Bare kings, and king and knight against king.
+    assert_eq!(search_fen("8/8/4k3/8/8/3K4/8/8 w - - 0 1", Limits::depth(8)).score, 0);
+    assert_eq!(search_fen("8/8/4k3/8/8/3KN3/8/8 w - - 0 1", Limits::depth(8)).score, 0);
+    // Fifty-move rule: a queen up, but the next move ends the game in a draw.
+    let fifty = search_fen("8/8/4k3/8/8/Q2K4/8/8 w - - 99 80", Limits::depth(6));
+    assert!(fifty.score.abs() < 50, "score {}", fifty.score);
+    // ...unless the move that reaches the 100th half-move mates.
+    let mate = search_fen("6k1/5ppp/8/8/8/8/8/R5K1 w - - 99 80", Limits::depth(4));
+    assert_eq!(mate.score, mate_in(1));
+}
+
+#[test]
+fn repetition_in_game_history_needs_a_third_occurrence() {
+    // Knights shuffle back and forth twice: the start position occurs for the third time.
+    let mut board = Board::new(Position::startpos());
+    let moves = ["g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6", "f3g1", "f6g8"];
+    for (i, text) in moves.iter().enumerate() {
+        let mv = *legal_moves(board.position()).iter().find(|m| m.to_uci(false) == *text).expect("legal");
+        board.make_move(mv);
+        let third = i == moves.len() - 1;
+        assert_eq!(board.is_repetition(0), third, "after {} plies", i + 1);
+    }
+    // Inside the search tree, one earlier occurrence is enough.
+    let mut board = Board::new(Position::startpos());
+    for text in &moves[..4] {
+        let mv = *legal_moves(board.position()).iter().find(|m| m.to_uci(false) == *text).expect("legal");
+        board.make_move(mv);
+    }
+    assert!(board.is_repetition(4));
+    assert!(!board.is_repetition(3));
+}
+
+#[test]
+fn bench_is_deterministic() {
+    let first = engine::bench::run_bench(7, |_, _, _| {});
+    let second = engine::bench::run_bench(7, |_, _, _| {});
+    assert_eq!(first.nodes, second.nodes);
+}
+
+#[test]
+fn same_search_after_clearing_gives_same_nodes() {
+    let tt = TranspositionTable::new(16);
+    let mut searcher = Searcher::new(true);
+    let board = Board::new(Position::from_fen(engine::bench::BENCH_POSITIONS[8]).expect("valid"));
+    let first = search_board(&mut searcher, &tt, &board, Limits::depth(9));
+    tt.clear(1);
+    searcher.clear();
+    let second = search_board(&mut searcher, &tt, &board, Limits::depth(9));
+    assert_eq!(first.nodes, second.nodes);
+    assert_eq!(first.best_move, second.best_move);
+}

@@ -1,0 +1,98 @@
+//! The UCI options: name, type, default and range, and the typed value a `setoption` produces.
+
+use crate::command::shorten;
+
+pub const MAX_HASH_MB: i64 = 33_554_432;
+pub const MAX_THREADS: i64 = 1024;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OptionKind {
+    Spin { default: i64, min: i64, max: i64 },
+    Check { default: bool },
+    Button,
+}
+
+pub struct OptionSpec {
+    pub name: &'static str,
+    pub kind: OptionKind,
+}
+
+pub const OPTIONS: &[OptionSpec] = &[
+    OptionSpec { name: "Hash", kind: OptionKind::Spin { default: 16, min: 1, max: MAX_HASH_MB } },
+    OptionSpec { name: "Threads", kind: OptionKind::Spin { default: 1, min: 1, max: MAX_THREADS } },
+    OptionSpec { name: "MultiPV", kind: OptionKind::Spin { default: 1, min: 1, max: 256 } },
+    OptionSpec { name: "Move Overhead", kind: OptionKind::Spin { default: 10, min: 0, max: 5000 } },
+    OptionSpec { name: "Ponder", kind: OptionKind::Check { default: false } },
+    OptionSpec { name: "UCI_Chess960", kind: OptionKind::Check { default: false } },
+    OptionSpec { name: "Clear Hash", kind: OptionKind::Button },
+];
+
+/// A validated option value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum OptionValue {
+    Spin(i64),
+    Check(bool),
+    Button,
+}
+
+/// The `option ...` lines of the `uci` answer.
+pub fn uci_lines() -> Vec<String> {
+    OPTIONS
+        .iter()
+        .map(|o| match o.kind {
+            OptionKind::Spin { default, min, max } => {
+                format!("option name {} type spin default {default} min {min} max {max}", o.name)
+            }
+            OptionKind::Check { default } => format!("option name {} type check default {default}", o.name),
+            OptionKind::Button => format!("option name {} type button", o.name),
+        })
+        .collect()
+}
+
+/// Find the option (names are case-insensitive, as the UCI specification says) and check the
+/// value against its type and range. Returns the canonical name.
+pub fn validate(name: &str, value: Option<&str>) -> Result<(&'static str, OptionValue), String> {
+    let spec = OPTIONS
+        .iter()
+        .find(|o| o.name.eq_ignore_ascii_case(name))
+        .ok_or_else(|| format!("unknown option '{}'", shorten(name)))?;
+    let value = match (spec.kind, value) {
+        (OptionKind::Button, _) => OptionValue::Button,
+        (OptionKind::Spin { min, max, .. }, Some(v)) => {
+            let n: i64 = v
+                .trim()
+                .parse()
+                .map_err(|_| format!("option '{}' needs an integer, found '{}'", spec.name, shorten(v)))?;
+            if !(min..=max).contains(&n) {
+                return Err(format!("option '{}' must be between {min} and {max}, found {n}", spec.name));
+            }
+            OptionValue::Spin(n)
+        }
+        (OptionKind::Check { .. }, Some(v)) => match v.trim().to_ascii_lowercase().as_str() {
+            "true" => OptionValue::Check(true),
+            "false" => OptionValue::Check(false),
+            _ => return Err(format!("option '{}' needs true or false, found '{}'", spec.name, shorten(v))),
+        },
+        (_, None) => return Err(format!("option '{}' needs a value", spec.name)),
+    };
+    Ok((spec.name, value))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn validates_types_and_ranges() {
+        assert_eq!(validate("hash", Some("64")), Ok(("Hash", OptionValue::Spin(64))));
+        assert!(validate("Hash", Some("0")).is_err());
+        assert!(validate("Hash", Some("lots")).is_err());
+        assert!(validate("Threads", Some("1025")).is_err());
+        assert_eq!(validate("UCI_Chess960", Some("TRUE")), Ok(("UCI_Chess960", OptionValue::Check(true))));
+        assert!(validate("Ponder", Some("yes")).is_err());
+        assert!(validate("Ponder", None).is_err());
+        assert_eq!(validate("Clear Hash", None), Ok(("Clear Hash", OptionValue::Button)));
+        assert!(validate("Nonsense", Some("1")).is_err());
+        assert_eq!(uci_lines().len(), OPTIONS.len());
+    }
+}
