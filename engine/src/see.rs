@@ -17,6 +17,22 @@ fn value(kind: PieceType) -> i32 {
 impl Position {
     /// Whether the exchange started by `mv` wins at least `threshold` (in SEE units).
     pub fn see_ge(&self, mv: Move, threshold: i32) -> bool {
+        // Most calls are decided without playing out the exchange: by the victim alone (not
+        // enough even if nothing recaptures), or by the victim minus the mover (enough even if
+        // the mover is lost). Promotions, en passant and castling take the full path.
+        if mv.kind() == Move::QUIET || mv.kind() == Move::CAPTURE {
+            if let Some(mover) = self.piece_on(mv.from()) {
+                let victim = self.piece_on(mv.to()).map_or(0, |p| value(p.kind()));
+                if victim < threshold {
+                    return false;
+                }
+                // (Not on the last ranks, where a recapturing pawn promotes.)
+                let promotion_rank = mv.to().rank() == 0 || mv.to().rank() == 7;
+                if !promotion_rank && victim - value(mover.kind()) >= threshold {
+                    return true;
+                }
+            }
+        }
         self.see_value(mv) >= threshold
     }
 
@@ -157,5 +173,43 @@ mod tests {
     fn king_cannot_capture_into_defence() {
         // Rook takes a pawn defended only by the king, but a bishop guards the square.
         assert_eq!(see("8/8/8/3k4/3p4/8/5B2/3R2K1 w - - 0 1", "d1d4"), 100);
+    }
+}
+
+#[cfg(test)]
+mod shortcut_tests {
+    use crate::board::Position;
+    use crate::movegen::legal_moves;
+
+    #[test]
+    fn shortcuts_agree_with_the_full_exchange() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut random = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for _ in 0..300 {
+            let mut pos = Position::startpos();
+            for _ in 0..(random() % 60) {
+                let moves = legal_moves(&pos);
+                if moves.is_empty() {
+                    break;
+                }
+                pos.make_move(moves.get((random() % moves.len() as u64) as usize));
+            }
+            for &mv in legal_moves(&pos).iter() {
+                let value = pos.see_value(mv);
+                for threshold in [-1000, -500, -200, -100, -1, 0, 1, 100, 200, 500, 1000] {
+                    assert_eq!(
+                        pos.see_ge(mv, threshold),
+                        value >= threshold,
+                        "{} {mv:?} {threshold}",
+                        pos.to_fen()
+                    );
+                }
+            }
+        }
     }
 }

@@ -2,48 +2,48 @@
 //! moves, and a counter that only counts them (perft's bulk counting at the last ply).
 
 use crate::board::{Bitboard, Move, PieceType, Square};
+use arrayvec::ArrayVec;
 
 /// Enough for any position the FEN parser accepts (the known maximum is 218).
 pub const MAX_MOVES: usize = 256;
 
+/// Storage is not initialised up front, so an empty list costs nothing to create.
 #[derive(Clone)]
 pub struct MoveList {
-    moves: [Move; MAX_MOVES],
-    len: usize,
+    moves: ArrayVec<Move, MAX_MOVES>,
 }
 
 impl MoveList {
     #[inline]
     pub fn new() -> MoveList {
-        MoveList { moves: [Move::NULL; MAX_MOVES], len: 0 }
+        MoveList { moves: ArrayVec::new() }
     }
 
     #[inline]
     pub fn push(&mut self, mv: Move) {
-        if let Some(slot) = self.moves.get_mut(self.len) {
-            *slot = mv;
-            self.len += 1;
-        }
+        // The FEN parser bounds the material, so this never fills; if it did, the move would
+        // be dropped rather than crash the engine.
+        let _ = self.moves.try_push(mv);
     }
 
     #[inline]
     pub fn len(&self) -> usize {
-        self.len
+        self.moves.len()
     }
 
     #[inline]
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.moves.is_empty()
     }
 
     #[inline]
     pub fn as_slice(&self) -> &[Move] {
-        &self.moves[..self.len]
+        &self.moves
     }
 
     #[inline]
     pub fn as_mut_slice(&mut self) -> &mut [Move] {
-        &mut self.moves[..self.len]
+        &mut self.moves
     }
 
     #[inline]
@@ -58,13 +58,13 @@ impl MoveList {
 
     #[inline]
     pub fn clear(&mut self) {
-        self.len = 0;
+        self.moves.clear();
     }
 
     /// Swap two entries (for in-place selection sorts in the move picker).
     #[inline]
     pub fn swap(&mut self, a: usize, b: usize) {
-        self.moves[..self.len].swap(a, b);
+        self.moves.swap(a, b);
     }
 
     #[inline]

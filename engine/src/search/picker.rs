@@ -13,6 +13,7 @@ use super::params::PICKER_GOOD_NOISY_SEE;
 use crate::board::{Move, PieceType, Position};
 use crate::movegen::{evasions, noisy_moves, quiet_moves, CheckInfo, MoveList, MAX_MOVES};
 use crate::see::SEE_VALUES;
+use arrayvec::ArrayVec;
 
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
 enum Stage {
@@ -38,9 +39,10 @@ pub struct MovePicker {
     cont: [Option<ContKey>; 2],
     qsearch: bool,
     skip_quiets: bool,
-    checks: CheckInfo,
+    /// Computed on first use: many nodes never ask.
+    checks: Option<CheckInfo>,
     moves: MoveList,
-    scores: [i32; MAX_MOVES],
+    scores: ArrayVec<i32, MAX_MOVES>,
     next: usize,
     bad_noisy: MoveList,
     bad_next: usize,
@@ -77,7 +79,7 @@ impl MovePicker {
         counter: Move,
         cont: [Option<ContKey>; 2],
     ) -> Self {
-        let mut picker = Self::empty(pos, tt_move, false);
+        let mut picker = Self::empty(tt_move, false);
         picker.killers = killers;
         picker.counter = counter;
         picker.cont = cont;
@@ -87,13 +89,13 @@ impl MovePicker {
 
     /// Picker for quiescence search.
     pub fn new_qsearch(pos: &Position, tt_move: Move, cont: [Option<ContKey>; 2]) -> Self {
-        let mut picker = Self::empty(pos, tt_move, true);
+        let mut picker = Self::empty(tt_move, true);
         picker.cont = cont;
         picker.stage = Self::first_stage(pos, tt_move, true);
         picker
     }
 
-    fn empty(pos: &Position, tt_move: Move, qsearch: bool) -> Self {
+    fn empty(tt_move: Move, qsearch: bool) -> Self {
         MovePicker {
             stage: Stage::Done,
             tt_move,
@@ -102,9 +104,9 @@ impl MovePicker {
             cont: [None; 2],
             qsearch,
             skip_quiets: false,
-            checks: CheckInfo::new(pos),
+            checks: None,
             moves: MoveList::new(),
-            scores: [0; MAX_MOVES],
+            scores: ArrayVec::new(),
             next: 0,
             bad_noisy: MoveList::new(),
             bad_next: 0,
@@ -130,8 +132,8 @@ impl MovePicker {
 
     /// Whether `mv` (legal here) gives check.
     #[inline]
-    pub fn gives_check(&self, pos: &Position, mv: Move) -> bool {
-        self.checks.gives_check(pos, mv)
+    pub fn gives_check(&mut self, pos: &Position, mv: Move) -> bool {
+        self.checks.get_or_insert_with(|| CheckInfo::new(pos)).gives_check(pos, mv)
     }
 
     /// The table move returned first, if it was usable.
@@ -196,7 +198,7 @@ impl MovePicker {
                         && mv != self.tt_move
                         && mv.is_quiet()
                         && pos.is_legal_move(mv)
-                        && (!self.skip_quiets || self.checks.gives_check(pos, mv))
+                        && (!self.skip_quiets || self.gives_check(pos, mv))
                     {
                         return Some(mv);
                     }
@@ -209,10 +211,12 @@ impl MovePicker {
                     self.stage = Stage::Quiet;
                 }
                 Stage::Quiet => {
-                    if let Some(mv) = self.select_best() {
+                    // Once quiets are skipped only checks remain wanted: scan, don't sort.
+                    let next = if self.skip_quiets { self.take_next() } else { self.select_best() };
+                    if let Some(mv) = next {
                         if mv == self.tt_move
                             || self.is_special_quiet(mv)
-                            || (self.skip_quiets && !self.checks.gives_check(pos, mv))
+                            || (self.skip_quiets && !self.gives_check(pos, mv))
                         {
                             continue;
                         }
@@ -247,16 +251,26 @@ impl MovePicker {
         mv == self.killers[0] || mv == self.killers[1] || mv == self.counter
     }
 
+    /// The next remaining move in list order.
+    fn take_next(&mut self) -> Option<Move> {
+        let mv = self.moves.as_slice().get(self.next).copied();
+        self.next += mv.is_some() as usize;
+        mv
+    }
+
     /// Remove and return the highest-scored remaining move (selection sort, one step).
     fn select_best(&mut self) -> Option<Move> {
         let len = self.moves.len();
         if self.next >= len {
             return None;
         }
+        let scores = &self.scores[self.next..len];
         let mut best = self.next;
-        for i in self.next + 1..len {
-            if self.scores[i] > self.scores[best] {
-                best = i;
+        let mut best_score = scores[0];
+        for (i, &score) in scores.iter().enumerate().skip(1) {
+            if score > best_score {
+                best_score = score;
+                best = self.next + i;
             }
         }
         self.moves.swap(self.next, best);
@@ -267,28 +281,31 @@ impl MovePicker {
     }
 
     fn score_noisy(&mut self, pos: &Position, hist: &Histories) {
-        for (i, &mv) in self.moves.iter().enumerate() {
-            self.scores[i] = noisy_score(pos, hist, mv);
+        self.scores.clear();
+        for &mv in self.moves.iter() {
+            self.scores.push(noisy_score(pos, hist, mv));
         }
     }
 
     fn score_quiet(&mut self, pos: &Position, hist: &Histories) {
         let stm = pos.side_to_move();
-        for (i, &mv) in self.moves.iter().enumerate() {
+        self.scores.clear();
+        for &mv in self.moves.iter() {
             let piece = pos.piece_on(mv.from()).expect("generated moves start on a piece");
-            self.scores[i] = hist.quiet_score(stm, piece, mv, self.cont);
+            self.scores.push(hist.quiet_score(stm, piece, mv, self.cont));
         }
     }
 
     fn score_evasions(&mut self, pos: &Position, hist: &Histories) {
         let stm = pos.side_to_move();
-        for (i, &mv) in self.moves.iter().enumerate() {
-            self.scores[i] = if mv.is_noisy() {
+        self.scores.clear();
+        for &mv in self.moves.iter() {
+            self.scores.push(if mv.is_noisy() {
                 1_000_000 + noisy_score(pos, hist, mv)
             } else {
                 let piece = pos.piece_on(mv.from()).expect("generated moves start on a piece");
                 hist.quiet_score(stm, piece, mv, self.cont)
-            };
+            });
         }
     }
 }
