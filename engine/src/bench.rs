@@ -85,7 +85,13 @@ pub fn run_bench(depth: i32, mut per_position: impl FnMut(usize, &str, u64)) -> 
     let control = SearchControl::default();
     let counter = AtomicU64::new(0);
     let total = || counter.load(Ordering::Relaxed);
-    let ctx = SharedState { tt: &tt, control: &control, nodes: &counter, total_nodes: &total };
+    let ctx = SharedState {
+        tt: &tt,
+        control: &control,
+        nodes: &counter,
+        total_nodes: &total,
+        reporter: &SilentReporter,
+    };
     let mut nodes = 0;
     let start = Instant::now();
     for (i, fen) in BENCH_POSITIONS.iter().enumerate() {
@@ -93,7 +99,7 @@ pub fn run_bench(depth: i32, mut per_position: impl FnMut(usize, &str, u64)) -> 
         let board = Board::new(pos);
         tt.new_search();
         let limits = Limits { depth: Some(depth), ..Limits::default() };
-        let result = searcher.search(&board, &limits, &ctx, &mut SilentReporter);
+        let result = searcher.search(&board, &limits, &ctx);
         per_position(i, fen, result.nodes);
         nodes += result.nodes;
     }

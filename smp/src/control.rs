@@ -31,4 +31,16 @@ impl Latch {
             self.zero.wait(&mut count);
         }
     }
+
+    /// Wait for zero, but no longer than `timeout`. Returns whether zero was reached.
+    pub fn wait_zero_for(&self, timeout: std::time::Duration) -> bool {
+        let deadline = std::time::Instant::now() + timeout;
+        let mut count = self.count.lock();
+        while *count > 0 {
+            if self.zero.wait_until(&mut count, deadline).timed_out() {
+                return *count == 0;
+            }
+        }
+        true
+    }
 }

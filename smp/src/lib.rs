@@ -5,7 +5,9 @@
 
 mod control;
 pub mod pool;
+pub mod scaling;
 pub mod time;
+mod vote;
 
 pub use engine;
 pub use pool::Pool;

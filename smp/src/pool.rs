@@ -7,7 +7,10 @@ use crate::control::Latch;
 use crossbeam_channel::{unbounded, Receiver, Sender};
 use crossbeam_utils::CachePadded;
 use engine::board::Board;
-use engine::search::{Limits, Reporter, SearchControl, SearchResult, Searcher, SharedState, SilentReporter};
+use engine::search::{
+    Bound, HelperPolicy, Limits, Reporter, SearchControl, SearchInfo, SearchResult, Searcher, SharedState,
+    SilentReporter,
+};
 use engine::tt::TranspositionTable;
 use parking_lot::{Condvar, Mutex};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -15,20 +18,32 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-/// Called once with the final result, after every thread has stopped.
+/// Called once with the final result, when the search has stopped.
 pub type OnDone = Box<dyn FnOnce(SearchResult) + Send>;
+
+/// How long the main thread waits for helpers to finish before answering.
+const HELPER_GRACE: Duration = Duration::from_millis(2);
 
 struct SearchJob {
     board: Board,
     limits: Limits,
     tt: Arc<TranspositionTable>,
     /// Main thread only: where to report, and what to do at the end.
-    main: Option<(Box<dyn Reporter + Send>, OnDone, bool)>,
+    main: Option<MainJob>,
+}
+
+struct MainJob {
+    reporter: Box<dyn Reporter + Send>,
+    on_done: OnDone,
+    infinite: bool,
+    /// Whether the final move may come from a vote among threads.
+    vote: bool,
 }
 
 enum Job {
     Search(Box<SearchJob>),
     Clear,
+    Policy(HelperPolicy),
     Exit,
 }
 
@@ -45,8 +60,12 @@ struct Shared {
     helpers_running: Latch,
     /// Workers still busy with a job (the pool waits for it before changing anything).
     busy: Latch,
-    /// Wakes the main thread waiting out `go infinite` or a ponder search.
+    /// Wakes the main thread waiting out `go infinite` or a ponder search, and the timer.
     wake: (Mutex<()>, Condvar),
+    /// Each thread's result of the last search, for the vote.
+    results: Mutex<Vec<Option<SearchResult>>>,
+    /// Counts searches, so a timer of an earlier search never touches a later one.
+    search_id: AtomicU64,
 }
 
 impl Shared {
@@ -59,12 +78,18 @@ pub struct Pool {
     workers: Vec<Worker>,
     shared: Arc<Shared>,
     tt: Arc<TranspositionTable>,
+    policy: HelperPolicy,
 }
 
 impl Pool {
     pub fn new(threads: usize, hash_mb: usize) -> Pool {
         let tt = Arc::new(TranspositionTable::new(hash_mb));
-        let mut pool = Pool { workers: Vec::new(), shared: Self::new_shared(threads), tt };
+        let mut pool = Pool {
+            workers: Vec::new(),
+            shared: Self::new_shared(threads),
+            tt,
+            policy: HelperPolicy::default(),
+        };
         pool.spawn_workers(threads);
         pool
     }
@@ -76,6 +101,8 @@ impl Pool {
             helpers_running: Latch::default(),
             busy: Latch::default(),
             wake: (Mutex::new(()), Condvar::new()),
+            results: Mutex::new(vec![None; threads.max(1)]),
+            search_id: AtomicU64::new(0),
         })
     }
 
@@ -83,10 +110,11 @@ impl Pool {
         for index in 0..threads.max(1) {
             let (jobs, inbox) = unbounded();
             let shared = Arc::clone(&self.shared);
+            let policy = self.policy;
             let handle = std::thread::Builder::new()
                 .name(format!("lazuli-worker-{index}"))
                 .stack_size(16 << 20)
-                .spawn(move || worker_loop(index, inbox, shared))
+                .spawn(move || worker_loop(index, policy, inbox, shared))
                 .ok();
             self.workers.push(Worker { jobs, handle });
         }
@@ -102,6 +130,26 @@ impl Pool {
 
     pub fn tt(&self) -> &TranspositionTable {
         &self.tt
+    }
+
+    pub fn policy(&self) -> HelperPolicy {
+        self.policy
+    }
+
+    /// Choose how helper threads differ from the main thread (takes effect at the next search).
+    pub fn set_policy(&mut self, policy: HelperPolicy) {
+        if policy == self.policy {
+            return;
+        }
+        self.wait();
+        self.policy = policy;
+        self.shared.busy.add(self.workers.len());
+        for worker in &self.workers {
+            if worker.jobs.send(Job::Policy(policy)).is_err() {
+                self.shared.busy.done();
+            }
+        }
+        self.wait();
     }
 
     /// Change the number of threads (waits for a running search to end). Same count: no-op.
@@ -173,14 +221,21 @@ impl Pool {
     ) {
         self.wait();
         self.shared.control.reset(ponder);
+        let search_id = self.shared.search_id.fetch_add(1, Ordering::SeqCst) + 1;
         for counter in &self.shared.counters {
             counter.store(0, Ordering::Relaxed);
         }
+        self.shared.results.lock().iter_mut().for_each(|r| *r = None);
         self.tt.new_search();
         let helpers = self.workers.len() - 1;
         self.shared.helpers_running.add(helpers);
         self.shared.busy.add(self.workers.len());
-        let mut main = Some((reporter, on_done, infinite));
+        if let Some(hard) = limits.hard_time {
+            start_timer(Arc::clone(&self.shared), search_id, limits.start, hard);
+        }
+        let vote =
+            helpers > 0 && limits.depth.is_none() && limits.multipv <= 1 && limits.search_moves.is_empty();
+        let mut main = Some(MainJob { reporter, on_done, infinite, vote });
         for (index, worker) in self.workers.iter().enumerate() {
             let job = SearchJob {
                 board: board.clone(),
@@ -265,13 +320,17 @@ fn helper_limits(limits: &Limits) -> Limits {
     }
 }
 
-fn worker_loop(index: usize, inbox: Receiver<Job>, shared: Arc<Shared>) {
-    let mut searcher = Searcher::new(index == 0);
+fn worker_loop(index: usize, policy: HelperPolicy, inbox: Receiver<Job>, shared: Arc<Shared>) {
+    let mut searcher = Searcher::for_thread(index, policy);
     while let Ok(job) = inbox.recv() {
         match job {
             Job::Exit => break,
             Job::Clear => {
                 searcher.clear();
+                shared.busy.done();
+            }
+            Job::Policy(policy) => {
+                searcher.set_policy(policy);
                 shared.busy.done();
             }
             Job::Search(job) => {
@@ -284,31 +343,91 @@ fn worker_loop(index: usize, inbox: Receiver<Job>, shared: Arc<Shared>) {
 
 fn run_search(index: usize, searcher: &mut Searcher, job: SearchJob, shared: &Shared) {
     let total = || shared.total_nodes();
+    let Some(main) = job.main else {
+        let ctx = SharedState {
+            tt: &job.tt,
+            control: &shared.control,
+            nodes: &shared.counters[index],
+            total_nodes: &total,
+            reporter: &SilentReporter,
+        };
+        let result = searcher.search(&job.board, &job.limits, &ctx);
+        shared.results.lock()[index] = Some(result);
+        shared.helpers_running.done();
+        return;
+    };
+
     let ctx = SharedState {
         tt: &job.tt,
         control: &shared.control,
         nodes: &shared.counters[index],
         total_nodes: &total,
+        reporter: main.reporter.as_ref(),
     };
-    match job.main {
-        None => {
-            searcher.search(&job.board, &job.limits, &ctx, &mut SilentReporter);
-            shared.helpers_running.done();
-        }
-        Some((mut reporter, on_done, infinite)) => {
-            let result = searcher.search(&job.board, &job.limits, &ctx, reporter.as_mut());
-            // `go infinite` and pondering never answer before `stop` (or `ponderhit`).
-            {
-                let mut guard = shared.wake.0.lock();
-                while !shared.control.stopped()
-                    && (infinite || shared.control.pondering.load(Ordering::SeqCst))
-                {
-                    shared.wake.1.wait_for(&mut guard, Duration::from_millis(50));
-                }
-            }
-            shared.control.stop.store(true, Ordering::SeqCst);
-            shared.helpers_running.wait_zero();
-            on_done(result);
+    let result = searcher.search(&job.board, &job.limits, &ctx);
+    // `go infinite` and pondering never answer before `stop` (or `ponderhit`).
+    {
+        let mut guard = shared.wake.0.lock();
+        while !shared.control.stopped() && (main.infinite || shared.control.pondering.load(Ordering::SeqCst))
+        {
+            shared.wake.1.wait_for(&mut guard, Duration::from_millis(50));
         }
     }
+    shared.control.stop.store(true, Ordering::SeqCst);
+    {
+        let _guard = shared.wake.0.lock();
+        shared.wake.1.notify_all();
+    }
+    // Helpers stop within microseconds when they have a core; with far more threads than cores
+    // some may wait for one. Their results are not worth a late `bestmove`: vote among those
+    // that are done. (The next search still waits for every thread to be idle.)
+    shared.helpers_running.wait_zero_for(HELPER_GRACE);
+
+    let mut results = shared.results.lock();
+    results[0] = Some(result.clone());
+    let chosen = if main.vote { crate::vote::choose(&results) } else { 0 };
+    let final_result = results[chosen].take().filter(|r| !r.best_move.is_null()).unwrap_or(result);
+    drop(results);
+    if chosen != 0 {
+        // The last `info` before `bestmove` shows the line that is played.
+        main.reporter.info(&SearchInfo {
+            depth: final_result.depth,
+            seldepth: final_result.pv.len().max(final_result.depth as usize),
+            multipv: 1,
+            score: final_result.score,
+            bound: Bound::Exact,
+            nodes: shared.total_nodes(),
+            time: job.limits.start.elapsed(),
+            hashfull: job.tt.hashfull(),
+            pv: final_result.pv.clone(),
+        });
+    }
+    (main.on_done)(final_result);
+}
+
+/// Raise the stop flag at the hard time limit even if the main thread is starved of CPU (many
+/// threads on few cores). Pondering postpones the deadline until `ponderhit`.
+fn start_timer(shared: Arc<Shared>, search_id: u64, start: std::time::Instant, hard: Duration) {
+    let spawned = std::thread::Builder::new().name("lazuli-timer".into()).spawn(move || {
+        let mut guard = shared.wake.0.lock();
+        loop {
+            if shared.search_id.load(Ordering::SeqCst) != search_id || shared.control.stopped() {
+                return;
+            }
+            if shared.control.pondering.load(Ordering::SeqCst) {
+                shared.wake.1.wait_for(&mut guard, Duration::from_millis(20));
+                continue;
+            }
+            let origin = Duration::from_millis(shared.control.time_origin_ms.load(Ordering::SeqCst));
+            let deadline = start + origin + hard;
+            let now = std::time::Instant::now();
+            if now >= deadline {
+                shared.control.stop.store(true, Ordering::SeqCst);
+                return;
+            }
+            shared.wake.1.wait_for(&mut guard, (deadline - now).min(Duration::from_millis(20)));
+        }
+    });
+    // Without a timer thread the main thread's own clock checks still end the search.
+    drop(spawned);
 }

@@ -17,9 +17,15 @@ fn search_board(
     let control = SearchControl::default();
     let counter = AtomicU64::new(0);
     let total = || counter.load(Ordering::Relaxed);
-    let ctx = SharedState { tt, control: &control, nodes: &counter, total_nodes: &total };
+    let ctx = SharedState {
+        tt,
+        control: &control,
+        nodes: &counter,
+        total_nodes: &total,
+        reporter: &SilentReporter,
+    };
     tt.new_search();
-    searcher.search(board, &limits, &ctx, &mut SilentReporter)
+    searcher.search(board, &limits, &ctx)
 }
 
 fn search_fen(fen: &str, limits: Limits) -> SearchResult {

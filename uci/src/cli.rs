@@ -7,7 +7,8 @@ use std::io::Write;
 
 const USAGE: &str = "usage: lazuli                      run the UCI engine (reads commands on stdin)
        lazuli bench [depth]         fixed-depth search of the bench positions (1 thread, 16 MB)
-       lazuli perft <depth> [fen]   perft divide from the start position or <fen>";
+       lazuli perft <depth> [fen]   perft divide from the start position or <fen>
+       lazuli scaling [options]     thread-scaling benchmark (lazuli scaling --help)";
 
 /// Runs the command line and returns the process exit code.
 pub fn run(args: &[String]) -> i32 {
@@ -18,6 +19,7 @@ pub fn run(args: &[String]) -> i32 {
         }
         Some("perft") => perft_command(&args[1..]),
         Some("bench") => bench_command(&args[1..]),
+        Some("scaling") => crate::scaling_cli::scaling_command(&args[1..]),
         Some("help" | "-h" | "--help") => {
             println!("{USAGE}");
             0

@@ -7,4 +7,5 @@ pub mod options;
 pub mod output;
 pub mod perft;
 pub mod protocol;
+pub mod scaling_cli;
 pub mod session;

@@ -67,11 +67,11 @@ pub fn format_info(info: &SearchInfo, chess960: bool) -> String {
 }
 
 impl Reporter for UciReporter {
-    fn info(&mut self, info: &SearchInfo) {
+    fn info(&self, info: &SearchInfo) {
         self.out.line(&format_info(info, self.chess960));
     }
 
-    fn current_move(&mut self, depth: i32, mv: Move, number: usize) {
+    fn current_move(&self, depth: i32, mv: Move, number: usize) {
         self.out.line(&format!(
             "info depth {depth} currmove {} currmovenumber {number}",
             mv.to_uci(self.chess960)

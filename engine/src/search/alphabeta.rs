@@ -10,6 +10,9 @@ use crate::movegen::{count_legal_moves, MoveList};
 use crate::tt::{TtEntry, BOUND_EXACT, BOUND_LOWER, BOUND_NONE, BOUND_UPPER};
 use std::sync::atomic::Ordering;
 
+/// Root moves are announced (`currmove`) only once the search has run this long.
+const CURRMOVE_DELAY: std::time::Duration = std::time::Duration::from_secs(3);
+
 /// `reductions[noisy][depth][move number]` for late move reductions.
 pub(super) fn reduction_table() -> Box<[[[i32; 64]; 64]; 2]> {
     let mut table = Box::new([[[0; 64]; 64]; 2]);
@@ -319,6 +322,9 @@ impl Searcher {
                 continue;
             }
             move_count += 1;
+            if root && self.is_main && self.limits.start.elapsed() >= CURRMOVE_DELAY {
+                ctx.reporter.current_move(depth, mv, move_count as usize);
+            }
             let quiet = mv.is_quiet();
             let piece = pos.piece_on(mv.from()).expect("legal moves start on a piece");
             let history = if quiet {

@@ -28,13 +28,8 @@ const BOUND_REPORT_DELAY: Duration = Duration::from_secs(3);
 
 impl Searcher {
     /// Search `board`'s position until a limit is reached or `ctx.stop` is raised.
-    pub fn search(
-        &mut self,
-        board: &Board,
-        limits: &Limits,
-        ctx: &SharedState<'_>,
-        reporter: &mut dyn Reporter,
-    ) -> SearchResult {
+    pub fn search(&mut self, board: &Board, limits: &Limits, ctx: &SharedState<'_>) -> SearchResult {
+        let reporter = ctx.reporter;
         let mut board = board.clone();
         let root = *board.position();
         self.limits = limits.clone();
@@ -78,6 +73,9 @@ impl Searcher {
         let mut previous_score = 0;
 
         for depth in 1..=max_depth {
+            if self.policy.skips(self.thread_index, depth) && depth < max_depth {
+                continue;
+            }
             self.root_depth = depth;
             self.seldepth = 0;
             self.excluded_root.clear();
@@ -144,9 +142,11 @@ impl Searcher {
         depth: i32,
         previous: i32,
         pv_index: usize,
-        reporter: &mut dyn Reporter,
+        reporter: &dyn Reporter,
     ) -> i32 {
-        let mut delta = ASPIRATION_DELTA + (previous * previous / 16_384).min(100);
+        let mut delta = ASPIRATION_DELTA
+            + self.policy.aspiration_offset(self.thread_index)
+            + (previous * previous / 16_384).min(100);
         let (mut alpha, mut beta) = if depth >= ASPIRATION_MIN_DEPTH && previous.abs() < MATE_BOUND {
             ((previous - delta).max(-INFINITY), (previous + delta).min(INFINITY))
         } else {

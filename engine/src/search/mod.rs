@@ -7,6 +7,7 @@
 
 mod alphabeta;
 mod driver;
+mod helpers;
 pub mod history;
 pub mod params;
 pub mod picker;
@@ -22,6 +23,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 pub use driver::SearchResult;
+pub use helpers::HelperPolicy;
 
 /// What ends a search. Time limits are measured from `start`.
 #[derive(Clone, Debug)]
@@ -95,6 +97,8 @@ pub struct SharedState<'a> {
     pub nodes: &'a AtomicU64,
     /// Nodes of all threads together (for `go nodes` and reporting).
     pub total_nodes: &'a (dyn Fn() -> u64 + Sync),
+    /// Where the main thread reports (helpers get a `SilentReporter`).
+    pub reporter: &'a dyn Reporter,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -118,18 +122,18 @@ pub struct SearchInfo {
     pub pv: Vec<Move>,
 }
 
-/// Receives the main thread's output.
-pub trait Reporter {
-    fn info(&mut self, info: &SearchInfo);
+/// Receives the main thread's output (from the searching thread, hence `Sync`).
+pub trait Reporter: Sync {
+    fn info(&self, info: &SearchInfo);
     /// The root move being searched, sent only after the search has run for a while.
-    fn current_move(&mut self, _depth: i32, _mv: Move, _number: usize) {}
+    fn current_move(&self, _depth: i32, _mv: Move, _number: usize) {}
 }
 
 /// A reporter that discards everything (helper threads, bench, tests).
 pub struct SilentReporter;
 
 impl Reporter for SilentReporter {
-    fn info(&mut self, _info: &SearchInfo) {}
+    fn info(&self, _info: &SearchInfo) {}
 }
 
 /// Per-ply search state.
@@ -175,6 +179,9 @@ pub struct Searcher {
     reductions: Box<[[[i32; 64]; 64]; 2]>,
     /// The thread that reports and checks the clock.
     is_main: bool,
+    /// Index in the pool (0 = main) and how helpers differ.
+    thread_index: usize,
+    policy: HelperPolicy,
     // Per-search state.
     nodes: u64,
     seldepth: usize,
@@ -190,6 +197,18 @@ pub struct Searcher {
 }
 
 impl Searcher {
+    /// A searcher for thread `thread_index` of a pool (0 is the main thread).
+    pub fn for_thread(thread_index: usize, policy: HelperPolicy) -> Searcher {
+        let mut searcher = Searcher::new(thread_index == 0);
+        searcher.thread_index = thread_index;
+        searcher.policy = policy;
+        searcher
+    }
+
+    pub fn set_policy(&mut self, policy: HelperPolicy) {
+        self.policy = policy;
+    }
+
     pub fn new(is_main: bool) -> Searcher {
         Searcher {
             hist: Histories::new(),
@@ -199,6 +218,8 @@ impl Searcher {
             pv_len: [0; MAX_PLY + 1],
             reductions: alphabeta::reduction_table(),
             is_main,
+            thread_index: 0,
+            policy: HelperPolicy::default(),
             nodes: 0,
             seldepth: 0,
             root_depth: 0,

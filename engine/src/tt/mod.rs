@@ -24,7 +24,10 @@
 //! Mate scores are stored relative to the node (`score_to_tt`) and converted back relative to the
 //! root on probe (`score_from_tt`).
 
+mod memory;
+
 use crate::board::Move;
+use memory::ZeroedSlice;
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 
 pub const BOUND_NONE: u8 = 0;
@@ -47,7 +50,7 @@ struct Slot {
 
 #[repr(C, align(64))]
 #[derive(Default)]
-struct Bucket {
+pub(crate) struct Bucket {
     slots: [Slot; ENTRIES_PER_BUCKET],
 }
 
@@ -91,7 +94,7 @@ impl TtEntry {
 const DEPTH_OFFSET: i32 = 8;
 
 pub struct TranspositionTable {
-    buckets: Vec<Bucket>,
+    buckets: ZeroedSlice<Bucket>,
     generation: AtomicU8,
 }
 
@@ -104,10 +107,7 @@ impl TranspositionTable {
 
     /// A table of about `mb` megabytes, or `None` when the memory cannot be allocated.
     pub fn try_new(mb: usize) -> Option<TranspositionTable> {
-        let count = Self::bucket_count(mb);
-        let mut buckets = Vec::new();
-        buckets.try_reserve_exact(count).ok()?;
-        buckets.resize_with(count, Bucket::default);
+        let buckets = ZeroedSlice::new(Self::bucket_count(mb))?;
         Some(TranspositionTable { buckets, generation: AtomicU8::new(0) })
     }
 
@@ -154,16 +154,7 @@ impl TranspositionTable {
     /// Hint the CPU to fetch the bucket of `key` (call right after making a move).
     #[inline]
     pub fn prefetch(&self, key: u64) {
-        let bucket = self.bucket(key);
-        #[cfg(target_arch = "x86_64")]
-        {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            // SAFETY: prefetching is a hint with no architectural effect; the pointer comes from
-            // a live reference into the table.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>((bucket as *const Bucket).cast::<i8>()) };
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = bucket;
+        memory::prefetch(self.bucket(key));
     }
 
     /// The entry stored for `key`, with its score converted for a node at `ply`.
@@ -317,6 +308,47 @@ mod tests {
         let slot = &tt.bucket(7).slots[0];
         slot.data.store(slot.data.load(Ordering::Relaxed) ^ 1 << 20, Ordering::Relaxed);
         assert!(tt.probe(7, 0).is_none());
+    }
+
+    /// Every field of an entry derived from its key, so a hit can be checked.
+    fn fields_for(key: u64) -> (Move, i32, i32, i32) {
+        let mv = Move::from_raw((key >> 7) as u16 | 1);
+        let score = ((key >> 23) % 2001) as i32 - 1000;
+        let eval = ((key >> 37) % 2001) as i32 - 1000;
+        let depth = ((key >> 51) % 60) as i32;
+        (mv, score, eval, depth)
+    }
+
+    #[test]
+    fn concurrent_writers_never_produce_a_torn_hit() {
+        // A small table, so threads constantly overwrite each other's buckets.
+        let tt = TranspositionTable::new(1);
+        let hits = AtomicU64::new(0);
+        std::thread::scope(|scope| {
+            for thread in 0..8u64 {
+                let tt = &tt;
+                let hits = &hits;
+                scope.spawn(move || {
+                    let mut state = 0x9e37_79b9_7f4a_7c15 ^ thread.wrapping_mul(0x2545_f491_4f6c_dd1d);
+                    for _ in 0..300_000 {
+                        state ^= state << 13;
+                        state ^= state >> 7;
+                        state ^= state << 17;
+                        // Few distinct keys, so probes often find entries written by others.
+                        let key = (state % 20_000).wrapping_mul(0xd6e8_feb8_6659_fd93);
+                        if (state >> 40) & 1 == 0 {
+                            let (mv, score, eval, depth) = fields_for(key);
+                            tt.store(key, 0, mv, score, eval, depth, BOUND_EXACT, false);
+                        } else if let Some(e) = tt.probe(key, 0) {
+                            assert_eq!((e.mv, e.score, e.eval, e.depth), fields_for(key), "torn entry");
+                            hits.fetch_add(1, Ordering::Relaxed);
+                        }
+                    }
+                });
+            }
+        });
+        let hits = hits.load(Ordering::Relaxed);
+        assert!(hits > 10_000, "only {hits} hits");
     }
 
     #[test]

@@ -1,0 +1,98 @@
+//! How Lazy SMP helper threads differ from the main thread.
+//!
+//! Every thread runs the same full search over the shared table. What makes the helpers useful
+//! is that they do not search exactly the same tree at the same moment: they fill the table with
+//! results the others then find. Two schemes are offered, chosen by `HelperPolicy`:
+//!
+//! - `Identical`: helpers run the same iterative deepening as the main thread; the only
+//!   difference is a slightly wider aspiration window (by thread index), so their searches fail
+//!   high and low at other moments. Stockfish, Ethereal and Viridithas converged on this.
+//! - `DepthSkip`: helpers also skip some depths of the iterative deepening, in blocks: helper
+//!   `i` (counting from 1) uses a block size `s = 1 + ((i - 1) / 4) % 3` and a phase
+//!   `p = (i - 1) % (2 s)`, and skips depth `d` when `((d + p) / s)` is odd. Helpers 1-4 skip
+//!   alternate single depths with different phases, 5-8 alternate pairs, 9-12 triples, so the
+//!   threads spread over neighbouring depths (the classic "staggered depths" of early Lazy SMP).
+//!
+//! The default is chosen by games; see the README.
+
+use std::fmt;
+use std::str::FromStr;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum HelperPolicy {
+    #[default]
+    Identical,
+    DepthSkip,
+}
+
+impl HelperPolicy {
+    pub const NAMES: [&'static str; 2] = ["identical", "skip"];
+
+    /// Whether helper `thread` (0 = main, never skips) leaves out iteration `depth`.
+    pub fn skips(self, thread: usize, depth: i32) -> bool {
+        if thread == 0 || self == HelperPolicy::Identical || depth <= 1 {
+            return false;
+        }
+        let k = (thread - 1) as i32;
+        let size = 1 + (k / 4) % 3;
+        let phase = k % (2 * size);
+        ((depth + phase) / size) % 2 == 1
+    }
+
+    /// Extra aspiration width for `thread`, so helpers' windows differ from the main thread's.
+    pub fn aspiration_offset(self, thread: usize) -> i32 {
+        (thread % 8) as i32
+    }
+}
+
+impl fmt::Display for HelperPolicy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            HelperPolicy::Identical => "identical",
+            HelperPolicy::DepthSkip => "skip",
+        })
+    }
+}
+
+impl FromStr for HelperPolicy {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "identical" => Ok(HelperPolicy::Identical),
+            "skip" => Ok(HelperPolicy::DepthSkip),
+            other => Err(format!("unknown helper policy '{other}' (identical or skip)")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn main_thread_and_identical_helpers_never_skip() {
+        for depth in 1..40 {
+            assert!(!HelperPolicy::DepthSkip.skips(0, depth));
+            for thread in 1..64 {
+                assert!(!HelperPolicy::Identical.skips(thread, depth));
+            }
+        }
+    }
+
+    #[test]
+    fn skipping_helpers_cover_neighbouring_depths() {
+        // Every helper still searches at least every other block of depths, and for each depth
+        // some of the first eight helpers search it.
+        for thread in 1..64 {
+            let searched = (2..40).filter(|&d| !HelperPolicy::DepthSkip.skips(thread, d)).count();
+            assert!(searched >= 15, "helper {thread} searches only {searched} depths");
+        }
+        for depth in 2..40 {
+            assert!((1..9).any(|t| !HelperPolicy::DepthSkip.skips(t, depth)));
+            assert!((1..9).any(|t| HelperPolicy::DepthSkip.skips(t, depth)));
+        }
+        assert_eq!("skip".parse(), Ok(HelperPolicy::DepthSkip));
+        assert!("other".parse::<HelperPolicy>().is_err());
+    }
+}

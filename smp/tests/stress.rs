@@ -1,0 +1,128 @@
+//! Stress tests of the thread pool: go/stop storms, thread-count and hash changes.
+
+use engine::board::{Board, Position};
+use engine::movegen::legal_moves;
+use engine::search::{Limits, SearchResult, SilentReporter};
+use smp::engine;
+use smp::Pool;
+use std::sync::mpsc::{channel, Receiver};
+use std::time::{Duration, Instant};
+
+fn random_positions(count: usize, seed: u64) -> Vec<Position> {
+    let mut state = seed;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let mut positions = Vec::new();
+    while positions.len() < count {
+        let mut pos = Position::startpos();
+        for _ in 0..(next() % 70) {
+            let moves = legal_moves(&pos);
+            if moves.is_empty() {
+                break;
+            }
+            pos.make_move(moves.get((next() % moves.len() as u64) as usize));
+        }
+        if !legal_moves(&pos).is_empty() {
+            positions.push(pos);
+        }
+    }
+    positions
+}
+
+fn start(pool: &mut Pool, pos: Position, limits: Limits, infinite: bool) -> Receiver<SearchResult> {
+    let (tx, rx) = channel();
+    let on_done = Box::new(move |result: SearchResult| {
+        let _ = tx.send(result);
+    });
+    pool.go(Board::new(pos), limits, false, infinite, Box::new(SilentReporter), on_done);
+    rx
+}
+
+fn check_legal(pos: &Position, result: &SearchResult) {
+    assert!(legal_moves(pos).contains(result.best_move), "{}: illegal {:?}", pos.to_fen(), result.best_move);
+    if !result.ponder_move.is_null() {
+        let mut after = *pos;
+        after.make_move(result.best_move);
+        assert!(legal_moves(&after).contains(result.ponder_move), "{}: bad ponder move", pos.to_fen());
+    }
+}
+
+#[test]
+fn go_stop_storm_with_many_threads() {
+    let mut pool = Pool::new(8, 8);
+    let mut seed = 0x1234_5678u64;
+    for (i, pos) in random_positions(250, 99).into_iter().enumerate() {
+        let rx = start(&mut pool, pos, Limits::default(), i % 3 == 0);
+        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        std::thread::sleep(Duration::from_micros(seed >> 54));
+        pool.stop();
+        let result = rx.recv_timeout(Duration::from_secs(10)).expect("bestmove after stop");
+        check_legal(&pos, &result);
+    }
+}
+
+#[test]
+fn thread_and_hash_changes_between_searches() {
+    let mut pool = Pool::new(1, 4);
+    let positions = random_positions(6, 7);
+    for (threads, hash) in [(1, 4), (64, 16), (3, 1), (64, 64), (2, 8)] {
+        pool.set_threads(threads);
+        pool.set_hash(hash).expect("small tables allocate");
+        assert_eq!(pool.threads(), threads);
+        for pos in &positions {
+            let rx = start(&mut pool, *pos, Limits::depth(6), false);
+            let result = rx.recv_timeout(Duration::from_secs(60)).expect("search ends");
+            check_legal(pos, &result);
+        }
+    }
+}
+
+#[test]
+fn same_size_hash_keeps_its_contents() {
+    let mut pool = Pool::new(1, 8);
+    let rx = start(&mut pool, Position::startpos(), Limits::depth(8), false);
+    rx.recv_timeout(Duration::from_secs(60)).expect("search ends");
+    let key = Position::startpos().key();
+    assert!(pool.tt().probe(key, 0).is_some());
+    pool.set_hash(pool.hash_mb()).expect("no-op");
+    pool.set_threads(1);
+    assert!(pool.tt().probe(key, 0).is_some(), "re-sending the same Hash/Threads cleared the table");
+}
+
+#[test]
+fn stop_latency_is_small_at_any_thread_count() {
+    for threads in [1, 8, 64] {
+        let mut pool = Pool::new(threads, 16);
+        let mut latencies = Vec::new();
+        for pos in random_positions(10, threads as u64) {
+            let rx = start(&mut pool, pos, Limits::default(), true);
+            std::thread::sleep(Duration::from_millis(30));
+            let stopped = Instant::now();
+            pool.stop();
+            rx.recv_timeout(Duration::from_secs(5)).expect("bestmove after stop");
+            latencies.push(stopped.elapsed());
+        }
+        latencies.sort();
+        println!(
+            "stop latency, {threads} threads: median {:?}, worst {:?}",
+            latencies[latencies.len() / 2],
+            latencies.last().expect("measured")
+        );
+        // Correctness only (timing is a benchmark): the search ends well within the timeout.
+        assert!(*latencies.last().expect("measured") < Duration::from_secs(5));
+    }
+}
+
+#[test]
+fn dropping_a_pool_during_a_64_thread_search_is_prompt() {
+    let mut pool = Pool::new(64, 16);
+    let _rx = start(&mut pool, Position::startpos(), Limits::default(), true);
+    std::thread::sleep(Duration::from_millis(100));
+    let start = Instant::now();
+    drop(pool);
+    assert!(start.elapsed() < Duration::from_secs(5));
+}

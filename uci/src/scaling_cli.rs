@@ -1,0 +1,87 @@
+//! `lazuli scaling`: the thread-scaling benchmark (see `smp::scaling` for the method).
+
+use smp::engine::bench::BENCH_POSITIONS;
+use smp::scaling::{run, summarize, to_csv, to_table, ScalingConfig};
+use std::time::Duration;
+
+pub const USAGE: &str =
+    "lazuli scaling [--threads 1,2,4] [--depth D] [--positions N] [--speed-ms T] [--hash MB] [--csv FILE]";
+
+/// Thread counts 1, 2, 4, ... up to the logical cores, and the core count itself.
+fn default_threads() -> Vec<usize> {
+    let cores = num_cpus::get().max(1);
+    let mut list: Vec<usize> =
+        std::iter::successors(Some(1usize), |t| Some(t * 2)).take_while(|&t| t <= cores).collect();
+    if list.last() != Some(&cores) {
+        list.push(cores);
+    }
+    list
+}
+
+fn parse_args(args: &[String]) -> Result<(ScalingConfig, Option<String>), String> {
+    let mut config = ScalingConfig {
+        threads: default_threads(),
+        positions: Vec::new(),
+        depth: 14,
+        speed_time: Duration::from_millis(1000),
+        hash_mb: 64,
+    };
+    let mut count = 24;
+    let mut csv = None;
+    let mut it = args.iter();
+    while let Some(flag) = it.next() {
+        let mut value = || it.next().cloned().ok_or_else(|| format!("{flag} needs a value"));
+        let number = |v: String| v.parse::<u64>().map_err(|_| format!("{flag}: '{v}' is not a number"));
+        match flag.as_str() {
+            "--threads" => {
+                config.threads = value()?
+                    .split(',')
+                    .map(|t| t.trim().parse::<usize>().ok().filter(|&t| (1..=1024).contains(&t)))
+                    .collect::<Option<Vec<_>>>()
+                    .ok_or("--threads takes a comma-separated list of counts from 1 to 1024")?;
+            }
+            "--depth" => config.depth = number(value()?)?.clamp(1, 100) as i32,
+            "--positions" => count = number(value()?)?.clamp(1, BENCH_POSITIONS.len() as u64) as usize,
+            "--speed-ms" => config.speed_time = Duration::from_millis(number(value()?)?.max(10)),
+            "--hash" => config.hash_mb = number(value()?)?.clamp(1, 1 << 20) as usize,
+            "--csv" => csv = Some(value()?),
+            other => return Err(format!("unknown argument '{other}'")),
+        }
+    }
+    // Spread the chosen count over the whole bench list (openings to endgames).
+    let step = BENCH_POSITIONS.len() as f64 / count as f64;
+    config.positions = (0..count).map(|i| BENCH_POSITIONS[(i as f64 * step) as usize].to_string()).collect();
+    Ok((config, csv))
+}
+
+pub fn scaling_command(args: &[String]) -> i32 {
+    if args.iter().any(|a| a == "--help" || a == "-h") {
+        println!("usage: {USAGE}\n\nDefaults: threads 1,2,4,... up to the logical cores; depth 14; 24 positions spread over\nthe bench list; 1000 ms per position for speed; 64 MB hash. See smp/src/scaling.rs for the method.");
+        return 0;
+    }
+    let (config, csv) = match parse_args(args) {
+        Ok(v) => v,
+        Err(e) => {
+            eprintln!("{e}\nusage: {USAGE}");
+            return 2;
+        }
+    };
+    println!(
+        "Thread scaling: {} positions, time to depth {}, {} ms per position for speed, {} MB hash",
+        config.positions.len(),
+        config.depth,
+        config.speed_time.as_millis(),
+        config.hash_mb
+    );
+    let rows = run(&config, |what| eprintln!("measuring {what}"));
+    let summary = summarize(&rows);
+    println!("{}", to_table(&summary));
+    if let Some(path) = csv {
+        if let Err(e) = std::fs::write(&path, to_csv(&summary)) {
+            eprintln!("cannot write {path}: {e}");
+            return 1;
+        }
+        println!("wrote {path}");
+    }
+    0
+}
