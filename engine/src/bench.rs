@@ -91,6 +91,7 @@ pub fn run_bench(depth: i32, mut per_position: impl FnMut(usize, &str, u64)) -> 
         nodes: &counter,
         total_nodes: &total,
         reporter: &SilentReporter,
+        tb: None,
     };
     let mut nodes = 0;
     let start = Instant::now();

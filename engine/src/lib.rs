@@ -7,4 +7,5 @@ pub mod eval;
 pub mod movegen;
 pub mod search;
 pub mod see;
+pub mod tb;
 pub mod tt;

@@ -9,8 +9,9 @@ use crossbeam_utils::CachePadded;
 use engine::board::Board;
 use engine::search::{
     Bound, HelperPolicy, Limits, Reporter, SearchControl, SearchInfo, SearchResult, Searcher, SharedState,
-    SilentReporter,
+    SilentReporter, TbContext,
 };
+use engine::tb::Tablebases;
 use engine::tt::TranspositionTable;
 use parking_lot::{Condvar, Mutex};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -24,10 +25,20 @@ pub type OnDone = Box<dyn FnOnce(SearchResult) + Send>;
 /// How long the main thread waits for helpers to finish before answering.
 const HELPER_GRACE: Duration = Duration::from_millis(2);
 
+/// Tablebases and how to use them in the search.
+#[derive(Clone)]
+pub struct TbSettings {
+    pub tables: Arc<Tablebases>,
+    pub probe_depth: i32,
+    pub probe_limit: usize,
+    pub rule50: bool,
+}
+
 struct SearchJob {
     board: Board,
     limits: Limits,
     tt: Arc<TranspositionTable>,
+    tb: Option<TbSettings>,
     /// Main thread only: where to report, and what to do at the end.
     main: Option<MainJob>,
 }
@@ -66,6 +77,8 @@ struct Shared {
     results: Mutex<Vec<Option<SearchResult>>>,
     /// Counts searches, so a timer of an earlier search never touches a later one.
     search_id: AtomicU64,
+    /// Successful tablebase probes of the current search.
+    tb_hits: AtomicU64,
 }
 
 impl Shared {
@@ -79,6 +92,7 @@ pub struct Pool {
     shared: Arc<Shared>,
     tt: Arc<TranspositionTable>,
     policy: HelperPolicy,
+    tb: Option<TbSettings>,
 }
 
 impl Pool {
@@ -89,6 +103,7 @@ impl Pool {
             shared: Self::new_shared(threads),
             tt,
             policy: HelperPolicy::default(),
+            tb: None,
         };
         pool.spawn_workers(threads);
         pool
@@ -103,6 +118,7 @@ impl Pool {
             wake: (Mutex::new(()), Condvar::new()),
             results: Mutex::new(vec![None; threads.max(1)]),
             search_id: AtomicU64::new(0),
+            tb_hits: AtomicU64::new(0),
         })
     }
 
@@ -130,6 +146,16 @@ impl Pool {
 
     pub fn tt(&self) -> &TranspositionTable {
         &self.tt
+    }
+
+    /// Use these tablebases from the next search on (`None`: none).
+    pub fn set_tablebases(&mut self, tb: Option<TbSettings>) {
+        self.wait();
+        self.tb = tb;
+    }
+
+    pub fn tablebases(&self) -> Option<&TbSettings> {
+        self.tb.as_ref()
     }
 
     pub fn policy(&self) -> HelperPolicy {
@@ -226,6 +252,7 @@ impl Pool {
             counter.store(0, Ordering::Relaxed);
         }
         self.shared.results.lock().iter_mut().for_each(|r| *r = None);
+        self.shared.tb_hits.store(0, Ordering::Relaxed);
         self.tt.new_search();
         let helpers = self.workers.len() - 1;
         self.shared.helpers_running.add(helpers);
@@ -241,6 +268,7 @@ impl Pool {
                 board: board.clone(),
                 limits: if index == 0 { limits.clone() } else { helper_limits(&limits) },
                 tt: Arc::clone(&self.tt),
+                tb: self.tb.clone(),
                 main: if index == 0 { main.take() } else { None },
             };
             if worker.jobs.send(Job::Search(Box::new(job))).is_err() {
@@ -343,6 +371,13 @@ fn worker_loop(index: usize, policy: HelperPolicy, inbox: Receiver<Job>, shared:
 
 fn run_search(index: usize, searcher: &mut Searcher, job: SearchJob, shared: &Shared) {
     let total = || shared.total_nodes();
+    let tb = job.tb.as_ref().map(|t| TbContext {
+        tables: &t.tables,
+        probe_depth: t.probe_depth,
+        probe_limit: t.probe_limit,
+        rule50: t.rule50,
+        hits: &shared.tb_hits,
+    });
     let Some(main) = job.main else {
         let ctx = SharedState {
             tt: &job.tt,
@@ -350,6 +385,7 @@ fn run_search(index: usize, searcher: &mut Searcher, job: SearchJob, shared: &Sh
             nodes: &shared.counters[index],
             total_nodes: &total,
             reporter: &SilentReporter,
+            tb,
         };
         let result = searcher.search(&job.board, &job.limits, &ctx);
         shared.results.lock()[index] = Some(result);
@@ -363,6 +399,7 @@ fn run_search(index: usize, searcher: &mut Searcher, job: SearchJob, shared: &Sh
         nodes: &shared.counters[index],
         total_nodes: &total,
         reporter: main.reporter.as_ref(),
+        tb,
     };
     let result = searcher.search(&job.board, &job.limits, &ctx);
     // `go infinite` and pondering never answer before `stop` (or `ponderhit`).
@@ -399,6 +436,7 @@ fn run_search(index: usize, searcher: &mut Searcher, job: SearchJob, shared: &Sh
             nodes: shared.total_nodes(),
             time: job.limits.start.elapsed(),
             hashfull: job.tt.hashfull(),
+            tb_hits: shared.tb_hits.load(Ordering::Relaxed),
             pv: final_result.pv.clone(),
         });
     }

@@ -23,6 +23,7 @@ fn search_board(
         nodes: &counter,
         total_nodes: &total,
         reporter: &SilentReporter,
+        tb: None,
     };
     tt.new_search();
     searcher.search(board, &limits, &ctx)

@@ -3,10 +3,11 @@
 use super::history::history_bonus;
 use super::params::*;
 use super::picker::MovePicker;
-use super::score::{mate_in, mated_in, DRAW, INFINITY, MATE_BOUND, MAX_PLY};
+use super::score::{mate_in, mated_in, DRAW, INFINITY, MATE_BOUND, MAX_PLY, TB_WIN};
 use super::{Searcher, SharedState, EVAL_NONE};
 use crate::board::{Board, Move, PieceType, Position};
 use crate::movegen::{count_legal_moves, MoveList};
+use crate::tb::Wdl;
 use crate::tt::{TtEntry, BOUND_EXACT, BOUND_LOWER, BOUND_NONE, BOUND_UPPER};
 use std::sync::atomic::Ordering;
 
@@ -39,6 +40,21 @@ fn lmp_threshold(depth: i32, improving: bool) -> i32 {
 #[inline]
 fn futility_margin(lmr_depth: i32) -> i32 {
     FUTILITY_BASE + FUTILITY_PER_DEPTH * lmr_depth
+}
+
+/// Score and bound of a tablebase result found at `ply`. Wins and losses are bounds (the search
+/// may still find a mate); draws are exact.
+fn tb_score(wdl: Wdl, rule50: bool, ply: usize) -> (i32, u8) {
+    match wdl {
+        Wdl::Win => (TB_WIN - ply as i32, BOUND_LOWER),
+        Wdl::Loss => (-TB_WIN + ply as i32, BOUND_UPPER),
+        Wdl::CursedWin if !rule50 => (TB_WIN - ply as i32, BOUND_LOWER),
+        Wdl::BlessedLoss if !rule50 => (-TB_WIN + ply as i32, BOUND_UPPER),
+        // Won or lost in principle, drawn by the 50-move rule: nudge towards the better side.
+        Wdl::CursedWin => (DRAW + 1, BOUND_EXACT),
+        Wdl::BlessedLoss => (DRAW - 1, BOUND_EXACT),
+        Wdl::Draw => (DRAW, BOUND_EXACT),
+    }
 }
 
 /// Whether a table entry's bound makes its score usable against `alpha`/`beta`.
@@ -185,7 +201,52 @@ impl Searcher {
             }
         }
 
-        // Step 3. Static evaluation.
+        // Step 3. Tablebases: right after a capture or pawn move the WDL tables are exact.
+        let mut tb_floor = -INFINITY;
+        let mut tb_ceiling = INFINITY;
+        if let Some(tb) = ctx.tb {
+            let pieces = pos.occupied().count() as usize;
+            let limit = tb.probe_limit.min(tb.tables.max_pieces());
+            if !root
+                && excluded.is_null()
+                && pos.halfmove_clock() == 0
+                && pos.castling_rights() == 0
+                && pieces <= limit
+                && (pieces < limit || depth >= tb.probe_depth)
+            {
+                if let Some(wdl) = tb.tables.probe_wdl(&pos) {
+                    tb.hits.fetch_add(1, Ordering::Relaxed);
+                    let (score, bound) = tb_score(wdl, tb.rule50, ply);
+                    if bound == BOUND_EXACT
+                        || (bound == BOUND_LOWER && score >= beta)
+                        || (bound == BOUND_UPPER && score <= alpha)
+                    {
+                        let stored_depth = (depth + 6).min(MAX_PLY as i32);
+                        ctx.tt.store(
+                            pos.key(),
+                            ply,
+                            Move::NULL,
+                            score,
+                            EVAL_NONE,
+                            stored_depth,
+                            bound,
+                            tt_pv,
+                        );
+                        return score;
+                    }
+                    if PV {
+                        if bound == BOUND_LOWER {
+                            tb_floor = score;
+                            alpha = alpha.max(score);
+                        } else {
+                            tb_ceiling = score;
+                        }
+                    }
+                }
+            }
+        }
+
+        // Step 4. Static evaluation.
         let (raw_eval, eval) = if in_check {
             (EVAL_NONE, EVAL_NONE)
         } else if !excluded.is_null() {
@@ -229,7 +290,7 @@ impl Searcher {
         let has_pieces = pos.non_pawn_material(stm).nonempty();
 
         if !PV && !in_check && excluded.is_null() {
-            // Step 4. Razoring: hopeless positions drop into quiescence.
+            // Step 5. Razoring: hopeless positions drop into quiescence.
             if depth <= RAZOR_MAX_DEPTH && alpha.abs() < MATE_BOUND && eval + RAZOR_MARGIN * depth < alpha {
                 let score = self.qsearch::<false>(board, ctx, alpha, alpha + 1, ply);
                 if score <= alpha {
@@ -237,7 +298,7 @@ impl Searcher {
                 }
             }
 
-            // Step 5. Reverse futility pruning: far enough above beta, assume a cutoff.
+            // Step 6. Reverse futility pruning: far enough above beta, assume a cutoff.
             if depth <= RFP_MAX_DEPTH
                 && eval.abs() < MATE_BOUND
                 && beta.abs() < MATE_BOUND
@@ -246,7 +307,7 @@ impl Searcher {
                 return (eval + beta) / 2;
             }
 
-            // Step 6. Null move pruning: if passing still fails high, the node will. Not after
+            // Step 7. Null move pruning: if passing still fails high, the node will. Not after
             // a null move, and not with only pawns left (zugzwang).
             let after_null = ply > 0 && self.ss(ply - 1).mv.is_null();
             if depth >= NMP_MIN_DEPTH
@@ -285,7 +346,7 @@ impl Searcher {
                 }
             }
 
-            // Step 7. ProbCut: a capture that beats beta by a margin in a reduced search
+            // Step 8. ProbCut: a capture that beats beta by a margin in a reduced search
             // almost surely beats beta in a full one.
             let probcut_beta = beta + PROBCUT_MARGIN;
             if depth >= PROBCUT_MIN_DEPTH
@@ -300,13 +361,13 @@ impl Searcher {
             }
         }
 
-        // Step 8. Internal iterative reduction: without a table move, this node was not searched
+        // Step 9. Internal iterative reduction: without a table move, this node was not searched
         // before and is probably less important.
         if (PV || cut_node) && depth >= IIR_MIN_DEPTH && tt_move.is_null() {
             depth -= 1;
         }
 
-        // Step 9. The move loop.
+        // Step 10. The move loop.
         let cont = [self.cont_key(ply, 1), self.cont_key(ply, 2)];
         let counter = self.hist.counter_move(cont[0]);
         let mut picker = MovePicker::new(&pos, tt_move, self.ss(ply).killers, counter, cont);
@@ -336,7 +397,7 @@ impl Searcher {
             let nodes_before = self.nodes;
             let gives_check = picker.gives_check(&pos, mv);
 
-            // Step 10. Pruning of late, unpromising moves (not at the root, not while every
+            // Step 11. Pruning of late, unpromising moves (not at the root, not while every
             // move so far loses to a mate, not with only pawns left).
             if !root && best_score > -MATE_BOUND && has_pieces {
                 let lmr_depth = (depth - self.reduction(quiet, depth, move_count)).max(0);
@@ -369,7 +430,7 @@ impl Searcher {
                 }
             }
 
-            // Step 11. Singular extension: if every other move fails low against a bound just
+            // Step 12. Singular extension: if every other move fails low against a bound just
             // below the table score, the table move is forced and searched deeper; if even the
             // bound beats beta, several moves do and the node is cut (multi-cut).
             let mut extension = 0;
@@ -420,7 +481,7 @@ impl Searcher {
             entry.piece = Some(piece);
             board.make_move(mv);
 
-            // Step 12. Check extension.
+            // Step 13. Check extension.
             if gives_check && extension == 0 && ply < 2 * self.root_depth as usize {
                 extension = 1;
             }
@@ -429,7 +490,7 @@ impl Searcher {
             }
             let new_depth = depth - 1 + extension;
 
-            // Step 13. Late move reductions with the re-search ladder, then PVS.
+            // Step 14. Late move reductions with the re-search ladder, then PVS.
             let mut score = -INFINITY;
             if depth >= LMR_MIN_DEPTH && move_count > 1 + root as i32 && (quiet || !tt_pv) {
                 let mut r = self.reduction(quiet, depth, move_count);
@@ -485,7 +546,7 @@ impl Searcher {
             }
         }
 
-        // Step 14. No move: checkmate or stalemate (or, in a singular search, a fail low).
+        // Step 15. No move: checkmate or stalemate (or, in a singular search, a fail low).
         if move_count == 0 {
             return if !excluded.is_null() {
                 alpha
@@ -496,7 +557,10 @@ impl Searcher {
             };
         }
 
-        // Step 15. Learn from the cutoff.
+        // A tablebase bound found at this PV node limits what the moves could show.
+        let best_score = best_score.clamp(tb_floor, tb_ceiling);
+
+        // Step 16. Learn from the cutoff.
         if best_score >= beta {
             self.update_histories(
                 &pos,
@@ -510,7 +574,7 @@ impl Searcher {
             );
         }
 
-        // Step 16. Store the result.
+        // Step 17. Store the result.
         if excluded.is_null() {
             let bound = if best_score >= beta {
                 BOUND_LOWER

@@ -2,7 +2,7 @@
 //! iterations (depth, mate and soft time limits) and reports each completed iteration.
 
 use super::params::{ASPIRATION_DELTA, ASPIRATION_MIN_DEPTH};
-use super::score::{mated_in, DRAW, INFINITY, MATE, MATE_BOUND, MAX_PLY};
+use super::score::{mated_in, DRAW, INFINITY, MATE, MATE_BOUND, MAX_PLY, TB_WIN};
 use super::{Bound, Limits, Reporter, RootMove, SearchInfo, Searcher, SharedState, StackEntry};
 use crate::board::{Board, Move};
 use crate::movegen::legal_moves;
@@ -42,6 +42,21 @@ impl Searcher {
         let legal = legal_moves(&root);
         let wanted = |mv: &Move| limits.search_moves.is_empty() || limits.search_moves.contains(mv);
         self.root_moves = legal.iter().copied().filter(wanted).map(|mv| RootMove { mv, nodes: 0 }).collect();
+        // In tablebase territory, search only the moves that keep the best result.
+        self.root_tb = None;
+        if let Some(tb) = ctx.tb {
+            if root.occupied().count() as usize <= tb.probe_limit {
+                if let Some((keep, wdl)) = tb.tables.root_moves(&root, tb.rule50) {
+                    tb.hits.fetch_add(1, Ordering::Relaxed);
+                    let filtered: Vec<RootMove> =
+                        self.root_moves.iter().filter(|r| keep.contains(&r.mv)).cloned().collect();
+                    if !filtered.is_empty() {
+                        self.root_moves = filtered;
+                        self.root_tb = Some(wdl);
+                    }
+                }
+            }
+        }
         if self.root_moves.is_empty() {
             let score = if root.in_check() && legal.is_empty() { mated_in(0) } else { DRAW };
             if self.is_main {
@@ -104,6 +119,9 @@ impl Searcher {
             }
 
             lines.sort_by_key(|(score, _)| -score);
+            for (score, _) in &mut lines {
+                *score = self.tb_root_score(*score);
+            }
             let (score, pv) = lines[0].clone();
             if pv[0] == result.best_move {
                 stability += 1;
@@ -129,6 +147,7 @@ impl Searcher {
 
         ctx.nodes.store(self.nodes, Ordering::Relaxed);
         result.nodes = self.nodes;
+        result.score = self.tb_root_score(result.score);
         result.ponder_move = self.ponder_move(&mut board, ctx, &result.pv);
         result
     }
@@ -212,6 +231,18 @@ impl Searcher {
         elapsed >= limit
     }
 
+    /// A tablebase result at the root is shown as a large score unless the search proved a mate.
+    fn tb_root_score(&self, score: i32) -> i32 {
+        use crate::tb::Wdl;
+        match self.root_tb {
+            _ if score.abs() >= MATE_BOUND => score,
+            Some(Wdl::Win) => score.max(TB_WIN - 1),
+            Some(Wdl::Loss) => score.min(-TB_WIN + 1),
+            Some(Wdl::Draw) => 0,
+            _ => score,
+        }
+    }
+
     pub(super) fn root_move_allowed(&self, mv: Move) -> bool {
         !self.excluded_root.contains(&mv) && self.root_moves.iter().any(|r| r.mv == mv)
     }
@@ -250,6 +281,7 @@ impl Searcher {
             nodes: (ctx.total_nodes)(),
             time: self.limits.start.elapsed(),
             hashfull: ctx.tt.hashfull(),
+            tb_hits: ctx.tb.map_or(0, |tb| tb.hits.load(Ordering::Relaxed)),
             pv,
         }
     }

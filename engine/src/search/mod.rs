@@ -16,6 +16,7 @@ pub mod score;
 
 use crate::board::{Move, Piece};
 use crate::eval::PawnCache;
+use crate::tb::Tablebases;
 use crate::tt::TranspositionTable;
 use history::{ContKey, Histories};
 use score::MAX_PLY;
@@ -99,6 +100,23 @@ pub struct SharedState<'a> {
     pub total_nodes: &'a (dyn Fn() -> u64 + Sync),
     /// Where the main thread reports (helpers get a `SilentReporter`).
     pub reporter: &'a dyn Reporter,
+    /// Endgame tablebases, when configured.
+    pub tb: Option<TbContext<'a>>,
+}
+
+/// Tablebase settings for a search.
+#[derive(Clone, Copy)]
+pub struct TbContext<'a> {
+    pub tables: &'a Tablebases,
+    /// Probe in the tree only at this depth or more (positions with fewer pieces than the
+    /// limit are always probed).
+    pub probe_depth: i32,
+    /// Probe positions with at most this many pieces.
+    pub probe_limit: usize,
+    /// Whether the 50-move rule counts (cursed wins and blessed losses are draws).
+    pub rule50: bool,
+    /// Successful probes, all threads together.
+    pub hits: &'a AtomicU64,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -119,6 +137,7 @@ pub struct SearchInfo {
     pub nodes: u64,
     pub time: Duration,
     pub hashfull: usize,
+    pub tb_hits: u64,
     pub pv: Vec<Move>,
 }
 
@@ -194,6 +213,8 @@ pub struct Searcher {
     excluded_root: Vec<Move>,
     /// The best root move of the current root search and its (fully searched) score.
     root_best: (Move, i32),
+    /// The tablebase result of the root, when the root moves were ranked by the tables.
+    root_tb: Option<crate::tb::Wdl>,
 }
 
 impl Searcher {
@@ -229,6 +250,7 @@ impl Searcher {
             root_moves: Vec::new(),
             excluded_root: Vec::new(),
             root_best: (Move::NULL, 0),
+            root_tb: None,
         }
     }
 

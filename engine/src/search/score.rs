@@ -9,6 +9,12 @@ pub const INFINITY: i32 = MATE + 1;
 /// Scores beyond this are mates (ply-dependent); the evaluation stays far below it.
 pub const MATE_BOUND: i32 = MATE - 2 * MAX_PLY as i32;
 pub const DRAW: i32 = 0;
+/// A tablebase win at the root; `TB_WIN - ply` deeper in the tree. Above any evaluation,
+/// below every mate.
+pub const TB_WIN: i32 = 20_000;
+/// Scores at or beyond this magnitude depend on the ply (tablebase results and mates): the
+/// table stores them relative to the node.
+pub const PLY_DEPENDENT_BOUND: i32 = TB_WIN - MAX_PLY as i32;
 
 #[inline]
 pub const fn mate_in(ply: usize) -> i32 {

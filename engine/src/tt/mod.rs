@@ -39,8 +39,7 @@ const ENTRIES_PER_BUCKET: usize = 4;
 const GENERATION_BITS: u8 = 5;
 const GENERATION_CYCLE: u8 = 1 << GENERATION_BITS;
 
-/// Scores at or beyond this magnitude are mate scores that depend on the ply.
-pub const MATE_BOUND: i32 = 31_000;
+use crate::search::score::PLY_DEPENDENT_BOUND;
 
 #[derive(Default)]
 struct Slot {
@@ -242,12 +241,12 @@ impl TranspositionTable {
     }
 }
 
-/// Mate scores count plies from the root; in the table they count from the node.
+/// Mate and tablebase scores count plies from the root; in the table they count from the node.
 #[inline]
 pub fn score_to_tt(score: i32, ply: usize) -> i32 {
-    if score >= MATE_BOUND {
+    if score >= PLY_DEPENDENT_BOUND {
         score + ply as i32
-    } else if score <= -MATE_BOUND {
+    } else if score <= -PLY_DEPENDENT_BOUND {
         score - ply as i32
     } else {
         score
@@ -256,9 +255,9 @@ pub fn score_to_tt(score: i32, ply: usize) -> i32 {
 
 #[inline]
 pub fn score_from_tt(score: i32, ply: usize) -> i32 {
-    if score >= MATE_BOUND {
+    if score >= PLY_DEPENDENT_BOUND {
         score - ply as i32
-    } else if score <= -MATE_BOUND {
+    } else if score <= -PLY_DEPENDENT_BOUND {
         score + ply as i32
     } else {
         score

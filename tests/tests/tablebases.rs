@@ -1,0 +1,201 @@
+//! Syzygy tablebases: probe values against the reference data, root ranking, conversion of won
+//! endgames, and probing from several threads.
+
+use engine::board::{Board, Color, Position};
+use engine::movegen::{count_legal_moves, legal_moves};
+use engine::search::score::{MATE_BOUND, TB_WIN};
+use engine::search::{Limits, SearchControl, SearchResult, Searcher, SharedState, SilentReporter, TbContext};
+use engine::tb::{Tablebases, Wdl};
+use engine::tt::TranspositionTable;
+use lazuli_tests::{data_dir, read_epd};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+fn tables() -> Tablebases {
+    let dir = data_dir().join("syzygy");
+    let (tb, warnings) = Tablebases::open(dir.to_str().expect("utf-8 path"));
+    assert!(warnings.is_empty(), "{warnings:?}");
+    assert_eq!(tb.files(), 70);
+    assert_eq!(tb.max_pieces(), 4);
+    tb
+}
+
+fn expected_wdl(n: i32) -> Wdl {
+    match n {
+        -2 => Wdl::Loss,
+        -1 => Wdl::BlessedLoss,
+        0 => Wdl::Draw,
+        1 => Wdl::CursedWin,
+        _ => Wdl::Win,
+    }
+}
+
+#[test]
+fn wdl_and_dtz_match_the_reference_values() {
+    let tb = tables();
+    let entries = read_epd("syzygy/positions.epd");
+    assert!(entries.len() >= 70);
+    for e in &entries {
+        let pos = Position::from_fen(&e.fen).expect("valid FEN");
+        let wdl: i32 = e.op("wdl").expect("wdl").parse().expect("number");
+        let dtz: i32 = e.op("dtz").expect("dtz").parse().expect("number");
+        assert_eq!(tb.probe_wdl(&pos), Some(expected_wdl(wdl)), "{}", e.fen);
+        if count_legal_moves(&pos) > 0 {
+            let got = tb.probe_dtz(&pos).expect("dtz tables present");
+            assert!((got - dtz).abs() <= 1, "{}: dtz {got}, expected {dtz}", e.fen);
+        }
+    }
+}
+
+#[test]
+fn missing_directories_are_reported_and_skipped() {
+    let good = data_dir().join("syzygy");
+    let paths = format!("/no/such/dir{}{}", engine::tb::PATH_SEPARATOR, good.display());
+    let (tb, warnings) = Tablebases::open(&paths);
+    assert_eq!(warnings.len(), 1);
+    assert_eq!(tb.max_pieces(), 4);
+    let (empty, warnings) = Tablebases::open("/no/such/dir");
+    assert_eq!((empty.max_pieces(), warnings.len()), (0, 1));
+    // Too many pieces for the tables: no probe.
+    assert_eq!(tb.probe_wdl(&Position::startpos()), None);
+}
+
+#[test]
+fn root_ranking_keeps_the_result() {
+    let tb = tables();
+    for e in read_epd("syzygy/positions.epd") {
+        let pos = Position::from_fen(&e.fen).expect("valid FEN");
+        if count_legal_moves(&pos) == 0 {
+            continue;
+        }
+        let wdl = expected_wdl(e.op("wdl").expect("wdl").parse().expect("number"));
+        let (keep, root) = tb.root_moves(&pos, true).expect("root is covered");
+        assert_eq!(root, wdl, "{}", e.fen);
+        assert!(!keep.is_empty());
+        for mv in keep {
+            let mut child = pos;
+            child.make_move(mv);
+            let mated = child.in_check() && count_legal_moves(&child) == 0;
+            if mated {
+                continue;
+            }
+            let child_dtz = tb.probe_dtz(&child).expect("covered");
+            match wdl {
+                Wdl::Win => assert!(child_dtz < 0, "{}: {mv} gives away the win", e.fen),
+                Wdl::Draw => assert_eq!(child_dtz, 0, "{}: {mv} changes the draw", e.fen),
+                _ => {}
+            }
+        }
+    }
+}
+
+fn search_with_tb(
+    searcher: &mut Searcher,
+    tt: &TranspositionTable,
+    tb: &Tablebases,
+    board: &Board,
+    nodes: u64,
+) -> (SearchResult, u64) {
+    let control = SearchControl::default();
+    let counter = AtomicU64::new(0);
+    let hits = AtomicU64::new(0);
+    let total = || counter.load(Ordering::Relaxed);
+    let ctx = SharedState {
+        tt,
+        control: &control,
+        nodes: &counter,
+        total_nodes: &total,
+        reporter: &SilentReporter,
+        tb: Some(TbContext { tables: tb, probe_depth: 1, probe_limit: 7, rule50: true, hits: &hits }),
+    };
+    tt.new_search();
+    let limits = Limits { nodes: Some(nodes), ..Limits::default() };
+    let result = searcher.search(board, &limits, &ctx);
+    (result, hits.load(Ordering::Relaxed))
+}
+
+#[test]
+fn won_endgames_are_converted_to_mate() {
+    let tb = tables();
+    // KQvK and KRvK with the kings far from the edge the loser needs to be driven to.
+    for fen in
+        ["8/8/8/3k4/8/8/8/Q3K3 w - - 0 1", "8/8/3k4/8/8/8/8/R3K3 w - - 0 1", "8/8/8/4k3/8/8/8/1K5R b - - 0 1"]
+    {
+        let tt = TranspositionTable::new(16);
+        let mut searcher = Searcher::new(true);
+        let mut board = Board::new(Position::from_fen(fen).expect("valid"));
+        // The side with the heavy piece wins.
+        let winner = if board.position().non_pawn_material(Color::White).nonempty() {
+            Color::White
+        } else {
+            Color::Black
+        };
+        let mut plies = 0;
+        loop {
+            let pos = *board.position();
+            if count_legal_moves(&pos) == 0 {
+                assert!(pos.in_check(), "{fen}: stalemate after {plies} plies");
+                assert_ne!(pos.side_to_move(), winner, "{fen}: the wrong side is mated");
+                break;
+            }
+            assert!(pos.halfmove_clock() < 100, "{fen}: fifty-move draw");
+            assert!(plies < 200, "{fen}: no mate after {plies} plies");
+            let (result, _) = search_with_tb(&mut searcher, &tt, &tb, &board, 20_000);
+            if pos.side_to_move() == winner {
+                assert!(result.score >= TB_WIN - 200, "{fen}: winning side scored {}", result.score);
+            }
+            assert!(legal_moves(&pos).contains(result.best_move));
+            board.make_move(result.best_move);
+            plies += 1;
+        }
+    }
+}
+
+#[test]
+fn search_reports_tablebase_scores_and_hits() {
+    let tb = tables();
+    let tt = TranspositionTable::new(16);
+    let mut searcher = Searcher::new(true);
+    // KQvKR, White to win: every capture lands in the 3-piece tables.
+    let board = Board::new(Position::from_fen("8/8/4k3/8/2r5/8/3Q4/3K4 w - - 0 1").expect("valid"));
+    let (result, hits) = search_with_tb(&mut searcher, &tt, &tb, &board, 200_000);
+    assert!(result.score >= TB_WIN - 200 || result.score >= MATE_BOUND, "score {}", result.score);
+    assert!(hits > 0);
+}
+
+#[test]
+fn probing_from_several_threads_agrees() {
+    let tb = tables();
+    let entries = read_epd("syzygy/positions.epd");
+    let positions: Vec<Position> =
+        entries.iter().map(|e| Position::from_fen(&e.fen).expect("valid")).collect();
+    let reference: Vec<Option<Wdl>> = positions.iter().map(|p| tb.probe_wdl(p)).collect();
+    std::thread::scope(|scope| {
+        for _ in 0..4 {
+            scope.spawn(|| {
+                for _ in 0..20 {
+                    for (pos, want) in positions.iter().zip(&reference) {
+                        assert_eq!(tb.probe_wdl(pos), *want);
+                    }
+                }
+            });
+        }
+    });
+}
+
+/// Prints probe throughput (a measurement, run with `--ignored --nocapture`).
+#[test]
+#[ignore]
+fn probe_speed() {
+    let tb = tables();
+    let positions: Vec<Position> =
+        read_epd("syzygy/positions.epd").iter().map(|e| Position::from_fen(&e.fen).expect("valid")).collect();
+    let start = std::time::Instant::now();
+    let mut probes = 0u64;
+    while start.elapsed().as_secs_f64() < 2.0 {
+        for pos in &positions {
+            assert!(tb.probe_wdl(pos).is_some());
+            probes += 1;
+        }
+    }
+    println!("WDL probes: {:.0} per second", probes as f64 / start.elapsed().as_secs_f64());
+}
