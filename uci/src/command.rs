@@ -38,13 +38,15 @@ pub struct GoParams {
     pub binc: Option<i64>,
     pub movestogo: Option<i64>,
     pub depth: Option<i64>,
-    pub nodes: Option<u64>,
+    pub nodes: Option<i64>,
     pub mate: Option<i64>,
     pub movetime: Option<i64>,
     pub infinite: bool,
     pub ponder: bool,
     pub searchmoves: Vec<String>,
     pub perft: Option<u32>,
+    /// Parameters whose value did not fit in 64 bits and was saturated, as `name value`.
+    pub saturated: Vec<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -86,62 +88,114 @@ pub fn shorten(text: &str) -> String {
     }
 }
 
+/// A parsed command and the text it ignored (words after a command that takes none).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Parsed {
+    pub command: Command,
+    pub ignored: Option<String>,
+}
+
+/// Parse one line into a command, dropping any note about ignored text.
 pub fn parse(line: &str) -> Result<Command, ParseError> {
-    let mut tokens = line.split_whitespace();
-    let Some(first) = tokens.next() else { return Err(ParseError::Empty) };
-    let rest: Vec<&str> = tokens.collect();
+    parse_line(line).map(|p| p.command)
+}
+
+/// Parse one line. Extra words after a command that takes no arguments (`isready now`) do not
+/// make it an error: the command runs and `ignored` holds the extra text for a warning.
+pub fn parse_line(line: &str) -> Result<Parsed, ParseError> {
+    let tokens = tokenize(line);
+    let Some(&(_, first)) = tokens.first() else { return Err(ParseError::Empty) };
+    let rest: Vec<&str> = tokens[1..].iter().map(|&(_, t)| t).collect();
+    // Text from the `n`-th argument to the end of the line.
+    let tail = |n: usize| tokens.get(n + 1).map(|&(at, _)| line[at..].trim_end().to_string());
+    let bare = |command: Command| Ok(Parsed { command, ignored: tail(0) });
     match first {
-        "uci" => Ok(Command::Uci),
-        "isready" => Ok(Command::IsReady),
-        "ucinewgame" => Ok(Command::UciNewGame),
-        "stop" => Ok(Command::Stop),
-        "ponderhit" => Ok(Command::PonderHit),
-        "quit" => Ok(Command::Quit),
-        "d" => Ok(Command::Display),
-        "eval" => Ok(Command::Eval),
+        "uci" => bare(Command::Uci),
+        "isready" => bare(Command::IsReady),
+        "ucinewgame" => bare(Command::UciNewGame),
+        "stop" => bare(Command::Stop),
+        "ponderhit" => bare(Command::PonderHit),
+        "quit" => bare(Command::Quit),
+        "d" => bare(Command::Display),
+        "eval" => bare(Command::Eval),
         "debug" => match rest.first() {
-            Some(&"on") => Ok(Command::Debug(true)),
-            Some(&"off") => Ok(Command::Debug(false)),
+            Some(&"on") => Ok(Parsed { command: Command::Debug(true), ignored: tail(1) }),
+            Some(&"off") => Ok(Parsed { command: Command::Debug(false), ignored: tail(1) }),
             Some(other) => Err(ParseError::BadDebug(other.to_string())),
             None => Err(ParseError::MissingValue("debug")),
         },
         "bench" => match rest.first() {
-            None => Ok(Command::Bench(None)),
-            Some(d) => parse_number::<i32>("bench", d).map(|d| Command::Bench(Some(d))),
+            None => bare(Command::Bench(None)),
+            Some(d) => {
+                let depth = parse_number::<i32>("bench", d)?;
+                Ok(Parsed { command: Command::Bench(Some(depth)), ignored: tail(1) })
+            }
         },
-        "setoption" => parse_setoption(&rest),
-        "position" => parse_position(&rest),
-        "go" => parse_go(&rest).map(Command::Go),
+        "setoption" => parse_setoption(line, &tokens[1..]).map(|command| Parsed { command, ignored: None }),
+        "position" => parse_position(&rest).map(|command| Parsed { command, ignored: None }),
+        "go" => parse_go(&rest).map(|go| Parsed { command: Command::Go(go), ignored: None }),
         other => Err(ParseError::UnknownCommand(other.to_string())),
     }
+}
+
+/// Whitespace-separated tokens with their byte offsets in the line.
+fn tokenize(line: &str) -> Vec<(usize, &str)> {
+    let mut tokens = Vec::new();
+    let mut start = None;
+    for (i, c) in line.char_indices() {
+        match (c.is_whitespace(), start) {
+            (true, Some(s)) => {
+                tokens.push((s, &line[s..i]));
+                start = None;
+            }
+            (false, None) => start = Some(i),
+            _ => {}
+        }
+    }
+    if let Some(s) = start {
+        tokens.push((s, &line[s..]));
+    }
+    tokens
 }
 
 fn parse_number<T: std::str::FromStr>(what: &str, value: &str) -> Result<T, ParseError> {
     value.parse().map_err(|_| ParseError::BadNumber { what: what.to_string(), value: value.to_string() })
 }
 
-/// Integers that may be absurdly large are saturated rather than rejected.
-fn parse_i64(what: &str, value: &str) -> Result<i64, ParseError> {
+/// Integers that may be absurdly large are saturated rather than rejected; `saturated` records it.
+fn parse_i64(what: &str, value: &str, saturated: &mut Vec<String>) -> Result<i64, ParseError> {
     match value.parse::<i64>() {
         Ok(v) => Ok(v),
-        Err(_) if !value.is_empty() && value.trim_start_matches('-').bytes().all(|b| b.is_ascii_digit()) => {
+        Err(_) if is_integer(value) => {
+            saturated.push(format!("{what} {}", shorten(value)));
             Ok(if value.starts_with('-') { i64::MIN } else { i64::MAX })
         }
         Err(_) => Err(ParseError::BadNumber { what: what.to_string(), value: value.to_string() }),
     }
 }
 
-fn parse_setoption(rest: &[&str]) -> Result<Command, ParseError> {
-    if rest.first() != Some(&"name") {
+/// An optional sign and at least one digit.
+fn is_integer(text: &str) -> bool {
+    let digits = text.strip_prefix(['-', '+']).unwrap_or(text);
+    !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// `setoption name <name words> [value <text>]`. The name's words are joined by single spaces;
+/// the value is the raw rest of the line (a file path keeps its inner spaces).
+fn parse_setoption(line: &str, rest: &[(usize, &str)]) -> Result<Command, ParseError> {
+    if rest.first().map(|&(_, t)| t) != Some("name") {
         return Err(ParseError::BadSetOption("expected 'name'".into()));
     }
-    let value_at = rest.iter().position(|&t| t == "value");
+    let value_at = rest.iter().position(|&(_, t)| t == "value");
     let name_end = value_at.unwrap_or(rest.len());
-    let name = rest[1..name_end].join(" ");
+    let name = rest[1..name_end].iter().map(|&(_, t)| t).collect::<Vec<_>>().join(" ");
     if name.is_empty() {
         return Err(ParseError::BadSetOption("missing option name".into()));
     }
-    let value = value_at.map(|i| rest[i + 1..].join(" "));
+    let value = value_at.map(|i| match rest.get(i + 1) {
+        Some(&(at, _)) => line[at..].trim_end().to_string(),
+        None => String::new(),
+    });
     Ok(Command::SetOption { name, value })
 }
 
@@ -184,38 +238,48 @@ const GO_KEYWORDS: &[&str] = &[
 fn parse_go(rest: &[&str]) -> Result<GoParams, ParseError> {
     let mut go = GoParams::default();
     let mut i = 0;
+    // The value after the keyword at `i - 1`.
+    let next = |i: &mut usize, what: &'static str| -> Result<&str, ParseError> {
+        let v = rest.get(*i).copied().ok_or(ParseError::MissingValue(what))?;
+        *i += 1;
+        Ok(v)
+    };
     while i < rest.len() {
         let token = rest[i];
         i += 1;
-        let mut value = |what: &'static str| -> Result<&str, ParseError> {
-            let v = rest.get(i).copied().ok_or(ParseError::MissingValue(what))?;
-            i += 1;
-            Ok(v)
-        };
-        match token {
-            "infinite" => go.infinite = true,
-            "ponder" => go.ponder = true,
-            "wtime" => go.wtime = Some(parse_i64("wtime", value("wtime")?)?),
-            "btime" => go.btime = Some(parse_i64("btime", value("btime")?)?),
-            "winc" => go.winc = Some(parse_i64("winc", value("winc")?)?),
-            "binc" => go.binc = Some(parse_i64("binc", value("binc")?)?),
-            "movestogo" => go.movestogo = Some(parse_i64("movestogo", value("movestogo")?)?),
-            "depth" => go.depth = Some(parse_i64("depth", value("depth")?)?),
-            "mate" => go.mate = Some(parse_i64("mate", value("mate")?)?),
-            "movetime" => go.movetime = Some(parse_i64("movetime", value("movetime")?)?),
-            "nodes" => {
-                let v = parse_i64("nodes", value("nodes")?)?;
-                go.nodes = Some(v.max(0) as u64);
+        let slot = match token {
+            "infinite" => {
+                go.infinite = true;
+                continue;
             }
-            "perft" => go.perft = Some(parse_number("perft", value("perft")?)?),
+            "ponder" => {
+                go.ponder = true;
+                continue;
+            }
+            "perft" => {
+                go.perft = Some(parse_number("perft", next(&mut i, "perft")?)?);
+                continue;
+            }
             "searchmoves" => {
                 while i < rest.len() && !GO_KEYWORDS.contains(&rest[i]) {
                     go.searchmoves.push(rest[i].to_string());
                     i += 1;
                 }
+                continue;
             }
+            "wtime" => &mut go.wtime,
+            "btime" => &mut go.btime,
+            "winc" => &mut go.winc,
+            "binc" => &mut go.binc,
+            "movestogo" => &mut go.movestogo,
+            "depth" => &mut go.depth,
+            "nodes" => &mut go.nodes,
+            "mate" => &mut go.mate,
+            "movetime" => &mut go.movetime,
             other => return Err(ParseError::UnknownGoToken(other.to_string())),
-        }
+        };
+        let what = GO_KEYWORDS.iter().find(|&&k| k == token).copied().unwrap_or("go");
+        *slot = Some(parse_i64(what, next(&mut i, what)?, &mut go.saturated)?);
     }
     Ok(go)
 }
@@ -270,6 +334,32 @@ mod tests {
             panic!("go parses")
         };
         assert_eq!(go.wtime, Some(i64::MAX));
-        assert_eq!(go.nodes, Some(i64::MAX as u64));
+        assert_eq!(go.nodes, Some(i64::MAX));
+        assert_eq!(go.saturated.len(), 2);
+        assert!(matches!(parse("go depth +"), Err(ParseError::BadNumber { .. })));
+        assert!(matches!(parse("bench 3x"), Err(ParseError::BadNumber { .. })));
+    }
+
+    #[test]
+    fn extra_words_are_reported_not_fatal() {
+        let parsed = parse_line("isready  now please\r\n").expect("parses");
+        assert_eq!(parsed.command, Command::IsReady);
+        assert_eq!(parsed.ignored.as_deref(), Some("now please"));
+        assert_eq!(parse_line("debug on x").map(|p| p.ignored), Ok(Some("x".to_string())));
+        assert_eq!(parse_line("bench 3 4").map(|p| p.ignored), Ok(Some("4".to_string())));
+        assert_eq!(parse_line("stop").map(|p| p.ignored), Ok(None));
+        assert_eq!(parse_line("\tquit\t").map(|p| p.ignored), Ok(None));
+    }
+
+    #[test]
+    fn setoption_values_keep_their_inner_spaces() {
+        assert_eq!(
+            parse("setoption  name  Debug   Log File value /tmp/my  log.txt \r"),
+            Ok(Command::SetOption { name: "Debug Log File".into(), value: Some("/tmp/my  log.txt".into()) })
+        );
+        assert_eq!(
+            parse("setoption name Debug Log File value"),
+            Ok(Command::SetOption { name: "Debug Log File".into(), value: Some(String::new()) })
+        );
     }
 }

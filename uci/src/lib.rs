@@ -3,9 +3,11 @@
 
 pub mod cli;
 pub mod command;
+pub mod log;
 pub mod options;
 pub mod output;
 pub mod perft;
 pub mod protocol;
 pub mod scaling_cli;
 pub mod session;
+pub mod wdl;

@@ -7,9 +7,20 @@ pub const MAX_THREADS: i64 = 1024;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OptionKind {
-    Spin { default: i64, min: i64, max: i64 },
-    Check { default: bool },
+    Spin {
+        default: i64,
+        min: i64,
+        max: i64,
+    },
+    Check {
+        default: bool,
+    },
     Button,
+    /// Free text (a file path); `default` may be empty, which the `uci` answer writes as
+    /// `<empty>`, the convention GUIs understand.
+    String {
+        default: &'static str,
+    },
 }
 
 pub struct OptionSpec {
@@ -25,7 +36,12 @@ pub const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "Ponder", kind: OptionKind::Check { default: false } },
     OptionSpec { name: "UCI_Chess960", kind: OptionKind::Check { default: false } },
     OptionSpec { name: "Clear Hash", kind: OptionKind::Button },
+    OptionSpec { name: "UCI_ShowWDL", kind: OptionKind::Check { default: false } },
+    OptionSpec { name: "Debug Log File", kind: OptionKind::String { default: "" } },
 ];
+
+/// How an empty string value is written in the `uci` answer, and accepted in `setoption`.
+pub const EMPTY: &str = "<empty>";
 
 /// A validated option value.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -33,6 +49,7 @@ pub enum OptionValue {
     Spin(i64),
     Check(bool),
     Button,
+    String(String),
 }
 
 /// The `option ...` lines of the `uci` answer.
@@ -45,6 +62,10 @@ pub fn uci_lines() -> Vec<String> {
             }
             OptionKind::Check { default } => format!("option name {} type check default {default}", o.name),
             OptionKind::Button => format!("option name {} type button", o.name),
+            OptionKind::String { default } => {
+                let default = if default.is_empty() { EMPTY } else { default };
+                format!("option name {} type string default {default}", o.name)
+            }
         })
         .collect()
 }
@@ -73,6 +94,15 @@ pub fn validate(name: &str, value: Option<&str>) -> Result<(&'static str, Option
             "false" => OptionValue::Check(false),
             _ => return Err(format!("option '{}' needs true or false, found '{}'", spec.name, shorten(v))),
         },
+        (OptionKind::String { .. }, Some(v)) => {
+            let v = v.trim();
+            if v.chars().any(char::is_control) {
+                return Err(format!("option '{}' cannot contain control characters", spec.name));
+            }
+            OptionValue::String(if v == EMPTY { String::new() } else { v.to_string() })
+        }
+        // Some GUIs clear a string option by sending no value at all.
+        (OptionKind::String { .. }, None) => OptionValue::String(String::new()),
         (_, None) => return Err(format!("option '{}' needs a value", spec.name)),
     };
     Ok((spec.name, value))
@@ -93,6 +123,23 @@ mod tests {
         assert!(validate("Ponder", None).is_err());
         assert_eq!(validate("Clear Hash", None), Ok(("Clear Hash", OptionValue::Button)));
         assert!(validate("Nonsense", Some("1")).is_err());
+        assert_eq!(
+            validate("debug log file", Some("/tmp/a b.log")),
+            Ok(("Debug Log File", OptionValue::String("/tmp/a b.log".into())))
+        );
+        assert_eq!(
+            validate("Debug Log File", Some("<empty>")),
+            Ok(("Debug Log File", OptionValue::String(String::new())))
+        );
+        assert_eq!(
+            validate("Debug Log File", Some("")),
+            Ok(("Debug Log File", OptionValue::String(String::new())))
+        );
+        assert_eq!(
+            validate("Debug Log File", None),
+            Ok(("Debug Log File", OptionValue::String(String::new())))
+        );
         assert_eq!(uci_lines().len(), OPTIONS.len());
+        assert!(uci_lines().contains(&"option name Debug Log File type string default <empty>".to_string()));
     }
 }

@@ -1,11 +1,13 @@
 //! The single writer of standard output: whole lines, flushed, from any thread.
 
+use crate::wdl::wdl;
 use parking_lot::Mutex;
 use smp::engine::board::Move;
 use smp::engine::search::score::uci_score;
-use smp::engine::search::{Bound, Reporter, SearchInfo};
+use smp::engine::search::{Bound, Reporter, SearchInfo, SearchResult};
 use std::io::Write;
 use std::sync::Arc;
+use std::time::Duration;
 
 #[derive(Clone)]
 pub struct Output {
@@ -22,11 +24,14 @@ impl Output {
     }
 
     /// Write one line (or several joined by newlines) and flush. Output errors (a closed pipe)
-    /// are ignored: there is no one left to tell.
+    /// are ignored: there is no one left to tell. Every line also goes to the debug log.
     pub fn line(&self, text: &str) {
         let mut sink = self.sink.lock();
         let _ = writeln!(sink, "{text}");
         let _ = sink.flush();
+        for line in text.lines() {
+            tracing::info!("out: {line}");
+        }
     }
 
     pub fn info_string(&self, text: &str) {
@@ -34,47 +39,163 @@ impl Output {
     }
 }
 
-/// Formats search progress as UCI `info` lines.
-pub struct UciReporter {
-    pub out: Output,
+/// How `info` lines are written for one search.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct InfoStyle {
     pub chess960: bool,
+    /// Add `wdl w d l` (the `UCI_ShowWDL` option), estimated with this much material.
+    pub show_wdl: bool,
+    pub material: i32,
 }
 
-pub fn format_info(info: &SearchInfo, chess960: bool) -> String {
+pub fn format_info(info: &SearchInfo, style: InfoStyle) -> String {
     let ms = info.time.as_millis().max(1) as u64;
     let nps = info.nodes.saturating_mul(1000) / ms;
-    let bound = match info.bound {
-        Bound::Exact => "",
-        Bound::Lower => " lowerbound",
-        Bound::Upper => " upperbound",
-    };
-    let pv: Vec<String> = info.pv.iter().map(|m| m.to_uci(chess960)).collect();
-    format!(
-        "info depth {} seldepth {} multipv {} score {}{} nodes {} nps {} hashfull {} time {} pv {}",
+    let mut line = format!(
+        "info depth {} seldepth {} multipv {} score {}",
         info.depth,
         info.seldepth,
         info.multipv,
-        uci_score(info.score),
-        bound,
+        uci_score(info.score)
+    );
+    match info.bound {
+        Bound::Exact => {}
+        Bound::Lower => line.push_str(" lowerbound"),
+        Bound::Upper => line.push_str(" upperbound"),
+    }
+    if style.show_wdl {
+        let w = wdl(info.score, style.material);
+        line.push_str(&format!(" wdl {} {} {}", w.win, w.draw, w.loss));
+    }
+    line.push_str(&format!(
+        " nodes {} nps {} hashfull {} time {}",
         info.nodes,
         nps,
         info.hashfull,
-        info.time.as_millis(),
-        pv.join(" ")
-    )
-    .trim_end()
-    .to_string()
+        info.time.as_millis()
+    ));
+    if !info.pv.is_empty() {
+        line.push_str(" pv");
+        for mv in &info.pv {
+            line.push(' ');
+            line.push_str(&mv.to_uci(style.chess960));
+        }
+    }
+    line
+}
+
+/// Formats search progress as UCI `info` lines, remembering the last principal line (for the
+/// final line before `bestmove`).
+pub struct UciReporter {
+    pub out: Output,
+    pub style: InfoStyle,
+    pub last_main_line: Arc<Mutex<Option<SearchInfo>>>,
 }
 
 impl Reporter for UciReporter {
     fn info(&self, info: &SearchInfo) {
-        self.out.line(&format_info(info, self.chess960));
+        if info.multipv == 1 {
+            *self.last_main_line.lock() = Some(info.clone());
+        }
+        self.out.line(&format_info(info, self.style));
     }
 
     fn current_move(&self, depth: i32, mv: Move, number: usize) {
         self.out.line(&format!(
             "info depth {depth} currmove {} currmovenumber {number}",
-            mv.to_uci(self.chess960)
+            mv.to_uci(self.style.chess960)
         ));
+    }
+}
+
+/// The `info` line to print just before `bestmove` when the last one printed disagrees with the
+/// result (a search stopped inside an iteration that had already found a better move), so the
+/// last `info` always agrees with `bestmove`. `None` when no line is needed.
+pub fn closing_info(
+    last: Option<&SearchInfo>,
+    result: &SearchResult,
+    elapsed: Duration,
+) -> Option<SearchInfo> {
+    let last = last?;
+    if result.best_move.is_null() || last.pv.first() == Some(&result.best_move) {
+        return None;
+    }
+    Some(SearchInfo {
+        depth: last.depth.max(result.depth),
+        seldepth: last.seldepth,
+        multipv: 1,
+        score: result.score,
+        bound: Bound::Exact,
+        nodes: last.nodes.max(result.nodes),
+        time: elapsed.max(last.time),
+        hashfull: last.hashfull,
+        tb_hits: last.tb_hits,
+        pv: if result.pv.first() == Some(&result.best_move) {
+            result.pv.clone()
+        } else {
+            vec![result.best_move]
+        },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::session::find_move;
+    use smp::engine::board::Position;
+    use smp::engine::search::score::mate_in;
+
+    fn mv(text: &str) -> Move {
+        find_move(&Position::startpos(), text, false).expect("a legal move")
+    }
+
+    fn info(pv: &[&str], score: i32) -> SearchInfo {
+        SearchInfo {
+            depth: 7,
+            seldepth: 11,
+            multipv: 1,
+            score,
+            bound: Bound::Exact,
+            nodes: 5000,
+            time: Duration::from_millis(250),
+            hashfull: 3,
+            tb_hits: 0,
+            pv: pv.iter().map(|m| mv(m)).collect(),
+        }
+    }
+
+    #[test]
+    fn info_lines_have_the_fields_in_order() {
+        let line = format_info(&info(&["e2e4"], 31), InfoStyle::default());
+        assert_eq!(
+            line,
+            "info depth 7 seldepth 11 multipv 1 score cp 31 nodes 5000 nps 20000 hashfull 3 time 250 pv e2e4"
+        );
+        let mut bounded = info(&["e2e4"], mate_in(3));
+        bounded.bound = Bound::Lower;
+        let style = InfoStyle { show_wdl: true, material: 78, ..InfoStyle::default() };
+        assert!(format_info(&bounded, style).contains("score mate 2 lowerbound wdl 1000 0 0 nodes"));
+        // No legal move: no dangling `pv`.
+        let line = format_info(&info(&[], 0), InfoStyle::default());
+        assert!(line.ends_with("time 250"), "{line}");
+    }
+
+    #[test]
+    fn a_closing_line_only_when_bestmove_changed() {
+        let result = |pv: &[&str], score| SearchResult {
+            best_move: mv(pv[0]),
+            ponder_move: Move::NULL,
+            score,
+            depth: 7,
+            nodes: 6000,
+            pv: pv.iter().map(|m| mv(m)).collect(),
+        };
+        let last = info(&["e2e4"], 31);
+        let elapsed = Duration::from_millis(300);
+        assert!(closing_info(Some(&last), &result(&["e2e4"], 31), elapsed).is_none());
+        assert!(closing_info(None, &result(&["d2d4"], 40), elapsed).is_none());
+        let closing = closing_info(Some(&last), &result(&["d2d4"], 40), elapsed).expect("a closing line");
+        assert_eq!((closing.pv[0], closing.score, closing.depth, closing.nodes), (mv("d2d4"), 40, 7, 6000));
+        assert_eq!(closing.time, elapsed);
     }
 }

@@ -1,44 +1,169 @@
 //! The UCI loop: a reader thread turns stdin into lines on a channel (so `stop`, `isready` and
 //! `quit` are handled while a search runs); end of input means `quit`.
+//!
+//! Input is read in bounded chunks, so a line of gigabytes without a newline costs at most
+//! `MAX_LINE` bytes of memory: the excess is discarded as it arrives and the line is reported as
+//! too long once its newline (or the end of input) comes.
 
 use crate::output::Output;
 use crate::session::{Flow, Session};
 use crossbeam_channel::unbounded;
-use std::io::BufRead;
+use std::io::{BufRead, BufReader, Read};
 use std::time::Instant;
 
-/// Longest input line kept; the rest of a longer line is dropped.
-const MAX_LINE: usize = 1 << 20;
+/// Longest input line accepted (a `position` with tens of thousands of moves fits).
+pub const MAX_LINE: usize = 1 << 20;
+/// Bytes read from the input at a time.
+const CHUNK: usize = 64 << 10;
+
+/// What the reader hands to the session.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Input {
+    Line(String),
+    /// A line longer than the limit was dropped; it had this many bytes.
+    TooLong(u64),
+}
 
 pub fn run_stdio() {
-    let (lines, inbox) = unbounded::<(String, Instant)>();
+    if let Err(e) = crate::log::init_from_env() {
+        eprintln!("{e}");
+    }
+    let (lines, inbox) = unbounded::<(Input, Instant)>();
     std::thread::Builder::new()
         .name("lazuli-stdin".into())
         .spawn(move || {
-            let stdin = std::io::stdin();
-            let mut reader = stdin.lock();
-            let mut buffer = Vec::new();
-            loop {
-                buffer.clear();
-                match reader.read_until(b'\n', &mut buffer) {
-                    Ok(0) | Err(_) => break,
-                    Ok(_) => {
-                        buffer.truncate(MAX_LINE);
-                        let line = String::from_utf8_lossy(&buffer).into_owned();
-                        if lines.send((line, Instant::now())).is_err() {
-                            return;
-                        }
-                    }
-                }
-            }
-            let _ = lines.send(("quit".to_string(), Instant::now()));
+            read_lines(std::io::stdin().lock(), MAX_LINE, |input| {
+                lines.send((input, Instant::now())).is_ok()
+            });
+            let _ = lines.send((Input::Line("quit".to_string()), Instant::now()));
         })
         .expect("spawn the input thread");
 
     let mut session = Session::new(Output::stdout());
-    while let Ok((line, received)) = inbox.recv() {
-        if session.handle_line(&line, received) == Flow::Quit {
+    while let Ok((input, received)) = inbox.recv() {
+        let flow = match input {
+            Input::Line(line) => session.handle_line(&line, received),
+            Input::TooLong(bytes) => {
+                session.report_long_line(bytes);
+                Flow::Continue
+            }
+        };
+        if flow == Flow::Quit {
             break;
         }
+    }
+}
+
+/// Split `input` into lines of at most `max_line` bytes (without the newline; invalid UTF-8
+/// replaced), handing each to `deliver` until it returns false or the input ends. A final line
+/// without a newline is delivered too. Read errors end the input.
+pub fn read_lines(input: impl Read, max_line: usize, mut deliver: impl FnMut(Input) -> bool) {
+    let mut reader = BufReader::with_capacity(CHUNK, input);
+    let mut line = Vec::new();
+    // Bytes of the current line beyond what `line` holds (the line is too long when non-zero).
+    let mut dropped: u64 = 0;
+    let mut finish = |line: &mut Vec<u8>, dropped: &mut u64| {
+        let input = if *dropped > 0 {
+            Input::TooLong(line.len() as u64 + *dropped)
+        } else {
+            Input::Line(String::from_utf8_lossy(line).into_owned())
+        };
+        line.clear();
+        *dropped = 0;
+        deliver(input)
+    };
+    loop {
+        let chunk = match reader.fill_buf() {
+            Ok([]) => break,
+            Ok(chunk) => chunk,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => break,
+        };
+        let (part, newline) = match chunk.iter().position(|&b| b == b'\n') {
+            Some(at) => (&chunk[..at], true),
+            None => (chunk, false),
+        };
+        let room = max_line.saturating_sub(line.len());
+        if dropped == 0 && part.len() <= room {
+            line.extend_from_slice(part);
+        } else {
+            dropped += part.len() as u64;
+        }
+        let used = part.len() + usize::from(newline);
+        reader.consume(used);
+        if newline && !finish(&mut line, &mut dropped) {
+            return;
+        }
+    }
+    if !line.is_empty() || dropped > 0 {
+        finish(&mut line, &mut dropped);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines_of(input: &[u8], max_line: usize) -> Vec<Input> {
+        let mut seen = Vec::new();
+        read_lines(input, max_line, |i| {
+            seen.push(i);
+            true
+        });
+        seen
+    }
+
+    #[test]
+    fn splits_lines_and_keeps_the_last_unterminated_one() {
+        assert_eq!(
+            lines_of(b"uci\r\nisready\n\nquit", 100),
+            vec![
+                Input::Line("uci\r".into()),
+                Input::Line("isready".into()),
+                Input::Line(String::new()),
+                Input::Line("quit".into())
+            ]
+        );
+    }
+
+    #[test]
+    fn over_long_lines_are_dropped_and_measured() {
+        let mut input = vec![b'x'; 300_000];
+        input.extend_from_slice(b"\nisready\n");
+        input.extend(std::iter::repeat(b'y').take(200_001));
+        assert_eq!(
+            lines_of(&input, 1000),
+            vec![Input::TooLong(300_000), Input::Line("isready".into()), Input::TooLong(200_001)]
+        );
+        // Exactly at the limit is fine.
+        assert_eq!(lines_of(b"abcd\n", 4), vec![Input::Line("abcd".into())]);
+        assert_eq!(lines_of(b"abcde\n", 4), vec![Input::TooLong(5)]);
+    }
+
+    #[test]
+    fn invalid_utf8_is_replaced() {
+        assert_eq!(lines_of(b"go \xff\xfe\n", 100), vec![Input::Line("go \u{fffd}\u{fffd}".into())]);
+    }
+
+    #[test]
+    fn a_huge_stream_without_newline_uses_bounded_memory() {
+        /// An endless-looking reader producing `left` bytes of 'z' and no newline.
+        struct Endless {
+            left: u64,
+        }
+        impl Read for Endless {
+            fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+                let n = (buf.len() as u64).min(self.left) as usize;
+                buf[..n].fill(b'z');
+                self.left -= n as u64;
+                Ok(n)
+            }
+        }
+        let mut seen = Vec::new();
+        read_lines(Endless { left: 3 << 30 }, MAX_LINE, |i| {
+            seen.push(i);
+            true
+        });
+        assert_eq!(seen, vec![Input::TooLong(3 << 30)]);
     }
 }

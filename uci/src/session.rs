@@ -1,23 +1,36 @@
 //! The engine session: the state a GUI builds up (position, options) and what each command does
 //! to it. Every error is answered with one `info string`; the previous valid state is kept.
 
-use crate::command::{parse, shorten, Command, GoParams, ParseError};
+use crate::command::{parse_line, shorten, Command, GoParams, ParseError, Parsed};
 use crate::options::{self, OptionValue};
-use crate::output::{Output, UciReporter};
+use crate::output::{closing_info, format_info, InfoStyle, Output, UciReporter};
+use crate::protocol::MAX_LINE;
+use crate::wdl;
+use parking_lot::Mutex;
 use smp::engine::bench::{run_bench, DEFAULT_BENCH_DEPTH};
 use smp::engine::board::{Board, Color, Move, Position};
 use smp::engine::movegen::legal_moves;
 use smp::engine::search::score::MAX_PLY;
-use smp::engine::search::Limits;
+use smp::engine::search::{Limits, SearchResult};
 use smp::time::{allocate, Clock};
 use smp::Pool;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+/// Deepest `go perft` and `bench` accepted over UCI (both run to completion before the next
+/// command is read).
+const MAX_PERFT_DEPTH: u32 = 12;
+const MAX_BENCH_DEPTH: i32 = 64;
 
 pub struct Session {
     out: Output,
     pool: Pool,
     board: Board,
+    /// Whether a `position` command has set up `board` (else it is the start position).
+    position_given: bool,
     chess960: bool,
+    show_wdl: bool,
     multipv: usize,
     move_overhead: Duration,
     debug: bool,
@@ -26,6 +39,16 @@ pub struct Session {
     pending_threads: Option<usize>,
     /// When the current search started (for `ponderhit`).
     search_start: Instant,
+    /// Raised by `go`, lowered just before its `bestmove` is written: a `go` that arrives after
+    /// `bestmove` is never refused, even while the pool is still winding down.
+    searching: Arc<AtomicBool>,
+    /// The current search is a ponder search that has not had its `ponderhit` or `stop`.
+    pondering: bool,
+    /// `stop` was sent for the current search (a `go` may then follow before its `bestmove`).
+    stopping: bool,
+    /// Text the current command ignored: told in its first `info string`, or alone before its
+    /// first other output, so every command gets at most one `info string`.
+    note: Option<String>,
 }
 
 /// What the loop should do after a command.
@@ -41,26 +64,68 @@ impl Session {
             out,
             pool: Pool::new(1, 16),
             board: Board::new(Position::startpos()),
+            position_given: false,
             chess960: false,
+            show_wdl: false,
             multipv: 1,
             move_overhead: Duration::from_millis(10),
             debug: false,
             pending_hash: None,
             pending_threads: None,
             search_start: Instant::now(),
+            searching: Arc::new(AtomicBool::new(false)),
+            pondering: false,
+            stopping: false,
+            note: None,
+        }
+    }
+
+    /// One `info string`, carrying the pending note if there is one.
+    fn info(&mut self, text: &str) {
+        match self.note.take() {
+            Some(note) => self.out.info_string(&format!("{note}; {text}")),
+            None => self.out.info_string(text),
+        }
+    }
+
+    /// Any other output line (the pending note goes first).
+    fn line(&mut self, text: &str) {
+        self.flush_note();
+        self.out.line(text);
+    }
+
+    fn flush_note(&mut self) {
+        if let Some(note) = self.note.take() {
+            self.out.info_string(&note);
         }
     }
 
     /// Handle one input line received at `received`.
     pub fn handle_line(&mut self, line: &str, received: Instant) -> Flow {
-        match parse(line) {
-            Ok(command) => self.handle(command, received),
+        tracing::info!("in: {}", line.trim_end_matches(['\r', '\n']));
+        match parse_line(line) {
+            Ok(Parsed { command, ignored }) => {
+                if let Some(extra) = ignored {
+                    let name = line.split_whitespace().next().unwrap_or_default();
+                    self.note = Some(format!("ignored extra text '{}' after '{name}'", shorten(&extra)));
+                }
+                let flow = self.handle(command, received);
+                self.flush_note();
+                flow
+            }
             Err(ParseError::Empty) => Flow::Continue,
             Err(e) => {
-                self.out.info_string(&e.to_string());
+                self.info(&e.to_string());
                 Flow::Continue
             }
         }
+    }
+
+    /// The reader dropped a line longer than the limit.
+    pub fn report_long_line(&mut self, bytes: u64) {
+        tracing::info!("in: a line of {bytes} bytes, dropped");
+        self.out
+            .info_string(&format!("input line of {bytes} bytes is longer than {MAX_LINE} bytes; ignored"));
     }
 
     pub fn handle(&mut self, command: Command, received: Instant) -> Flow {
@@ -70,48 +135,74 @@ impl Session {
                     vec!["id name Lazuli".to_string(), "id author The Lazuli developers".to_string()];
                 lines.extend(options::uci_lines());
                 lines.push("uciok".to_string());
-                self.out.line(&lines.join("\n"));
+                self.line(&lines.join("\n"));
             }
             Command::Debug(on) => self.debug = on,
             Command::IsReady => {
                 self.apply_pending_if_idle();
-                self.out.line("readyok");
+                self.line("readyok");
             }
             Command::SetOption { name, value } => self.set_option(&name, value.as_deref()),
             Command::UciNewGame => {
-                self.pool.stop();
+                self.stop_and_wait();
                 self.apply_pending_if_idle();
                 self.pool.clear();
             }
             Command::Position { fen, moves } => self.set_position(fen.as_deref(), &moves),
             Command::Go(params) => self.go(params, received),
-            Command::Stop => self.pool.stop(),
-            Command::PonderHit => self.pool.ponderhit(self.search_start.elapsed().as_millis() as u64),
-            Command::Quit => {
+            Command::Stop => {
+                self.pondering = false;
+                self.stopping = true;
                 self.pool.stop();
-                self.pool.wait();
+            }
+            Command::PonderHit => {
+                if self.pondering && self.searching.load(Ordering::SeqCst) {
+                    self.pondering = false;
+                    let elapsed = received.saturating_duration_since(self.search_start);
+                    self.pool.ponderhit(elapsed.as_millis() as u64);
+                } else {
+                    self.info("ponderhit without a ponder search; ignored");
+                }
+            }
+            Command::Quit => {
+                self.stop_and_wait();
                 return Flow::Quit;
             }
             Command::Display => self.display(),
-            Command::Eval => self.out.line(&smp::engine::eval::trace(self.board.position())),
-            Command::Bench(depth) => {
-                if self.pool.is_searching() {
-                    self.out.info_string("bench is not available during a search");
-                } else {
-                    let depth = depth.unwrap_or(DEFAULT_BENCH_DEPTH).clamp(1, MAX_PLY as i32 - 1);
-                    let result = run_bench(depth, |_, _, _| {});
-                    self.out.line(&format!("{} nodes {} nps", result.nodes, result.nps()));
-                }
-            }
+            Command::Eval => self.line(&smp::engine::eval::trace(self.board.position())),
+            Command::Bench(depth) => self.bench(depth),
         }
         Flow::Continue
+    }
+
+    fn stop_and_wait(&mut self) {
+        self.pondering = false;
+        self.pool.stop();
+        self.pool.wait();
+    }
+
+    fn is_searching(&self) -> bool {
+        self.searching.load(Ordering::SeqCst)
+    }
+
+    fn bench(&mut self, depth: Option<i32>) {
+        let depth = depth.unwrap_or(DEFAULT_BENCH_DEPTH);
+        if self.is_searching() {
+            self.info("bench is not available during a search");
+        } else if !(1..=MAX_BENCH_DEPTH).contains(&depth) {
+            self.info(&format!("bench depth must be from 1 to {MAX_BENCH_DEPTH}, found {depth}"));
+        } else {
+            self.pool.wait();
+            let result = run_bench(depth, |_, _, _| {});
+            self.line(&format!("{} nodes {} nps", result.nodes, result.nps()));
+        }
     }
 
     fn set_option(&mut self, name: &str, value: Option<&str>) {
         let (name, value) = match options::validate(name, value) {
             Ok(v) => v,
             Err(e) => {
-                self.out.info_string(&e);
+                self.info(&e);
                 return;
             }
         };
@@ -127,20 +218,26 @@ impl Session {
             ("MultiPV", OptionValue::Spin(n)) => self.multipv = n as usize,
             ("Move Overhead", OptionValue::Spin(ms)) => self.move_overhead = Duration::from_millis(ms as u64),
             ("UCI_Chess960", OptionValue::Check(on)) => self.chess960 = on,
+            ("UCI_ShowWDL", OptionValue::Check(on)) => self.show_wdl = on,
             ("Ponder", OptionValue::Check(_)) => {}
             ("Clear Hash", _) => {
-                if self.pool.is_searching() {
-                    self.out.info_string("Clear Hash ignored during a search");
+                if self.is_searching() {
+                    self.info("Clear Hash ignored during a search");
                 } else {
                     self.pool.clear_hash();
                 }
             }
-            _ => self.out.info_string(&format!("option '{name}' cannot take that value")),
+            ("Debug Log File", OptionValue::String(path)) => {
+                if let Err(e) = crate::log::set_file(&path) {
+                    self.info(&e);
+                }
+            }
+            _ => self.info(&format!("option '{name}' cannot take that value")),
         }
     }
 
     fn apply_pending_if_idle(&mut self) {
-        if self.pool.is_searching() {
+        if self.is_searching() {
             return;
         }
         if let Some(threads) = self.pending_threads.take() {
@@ -148,7 +245,7 @@ impl Session {
         }
         if let Some(mb) = self.pending_hash.take() {
             if let Err(e) = self.pool.set_hash(mb) {
-                self.out.info_string(&e);
+                self.info(&e);
             }
         }
     }
@@ -159,96 +256,169 @@ impl Session {
             Some(fen) => match Position::from_fen(fen) {
                 Ok(pos) => pos,
                 Err(e) => {
-                    self.out.info_string(&format!("bad FEN '{}': {e}; position unchanged", shorten(fen)));
+                    self.info(&format!("bad FEN '{}': {e}; position unchanged", shorten(fen)));
                     return;
                 }
             },
         };
         let mut board = Board::new(root);
-        for text in moves {
-            match find_move(board.position(), text) {
+        for (i, text) in moves.iter().enumerate() {
+            match find_move(board.position(), text, self.chess960) {
                 Some(mv) => board.make_move(mv),
                 None => {
-                    self.out.info_string(&format!(
-                        "illegal or unknown move '{}'; position unchanged",
-                        shorten(text)
+                    self.info(&format!(
+                        "illegal or unknown move '{}' (move {} of the list); position unchanged",
+                        shorten(text),
+                        i + 1
                     ));
                     return;
                 }
             }
         }
         self.board = board;
+        self.position_given = true;
     }
 
     fn go(&mut self, params: GoParams, received: Instant) {
-        if self.pool.is_searching() {
-            self.out.info_string("already searching; send stop first");
+        if self.is_searching() {
+            if !self.stopping {
+                self.info("already searching; send stop first");
+                return;
+            }
+            // Stopped but not yet answered: the `bestmove` comes within milliseconds.
+            self.pool.wait();
+        }
+        if let Some(depth) = params.perft {
+            self.perft(depth);
             return;
+        }
+        let pos = *self.board.position();
+
+        // Every root move named must be legal: a search of some other set would answer a
+        // question nobody asked. `0000` (what some clients send for an empty list) is skipped.
+        let mut search_moves = Vec::new();
+        let mut unknown = Vec::new();
+        for text in params.searchmoves.iter().filter(|t| t.as_str() != "0000") {
+            match find_move(&pos, text, self.chess960) {
+                Some(mv) => search_moves.push(mv),
+                None => unknown.push(format!("'{}'", shorten(text))),
+            }
+        }
+        if !unknown.is_empty() {
+            unknown.truncate(8);
+            self.out
+                .info_string(&format!("searchmoves: {} not legal here; not searching", unknown.join(", ")));
+            return;
+        }
+
+        let mut notes = Vec::new();
+        if !self.position_given {
+            notes.push("no position given; searching the start position".to_string());
+        }
+        let limits = self.limits(&params, received, search_moves, &mut notes);
+        if !notes.is_empty() {
+            self.info(&notes.join("; "));
         }
         self.apply_pending_if_idle();
-        if let Some(depth) = params.perft {
-            let mut buffer = Vec::new();
-            if crate::perft::write_divide(&mut buffer, self.board.position(), depth.min(12), self.chess960)
-                .is_ok()
-            {
-                self.out.line(String::from_utf8_lossy(&buffer).trim_end());
-            }
-            return;
-        }
 
-        let pos = *self.board.position();
-        let mut search_moves = Vec::new();
-        for text in &params.searchmoves {
-            match find_move(&pos, text) {
-                Some(mv) => search_moves.push(mv),
-                None => self
-                    .out
-                    .info_string(&format!("searchmoves: '{}' is not legal here; ignored", shorten(text))),
+        let style =
+            InfoStyle { chess960: self.chess960, show_wdl: self.show_wdl, material: wdl::material(&pos) };
+        let last_main_line = Arc::new(Mutex::new(None));
+        let reporter =
+            Box::new(UciReporter { out: self.out.clone(), style, last_main_line: last_main_line.clone() });
+        let out = self.out.clone();
+        let searching = Arc::clone(&self.searching);
+        let start = received;
+        let on_done = Box::new(move |result: SearchResult| {
+            if let Some(info) = closing_info(last_main_line.lock().as_ref(), &result, start.elapsed()) {
+                out.line(&format_info(&info, style));
             }
-        }
+            let mut line = format!("bestmove {}", result.best_move.to_uci(style.chess960));
+            if !result.ponder_move.is_null() {
+                line.push_str(&format!(" ponder {}", result.ponder_move.to_uci(style.chess960)));
+            }
+            searching.store(false, Ordering::SeqCst);
+            out.line(&line);
+        });
+        self.search_start = received;
+        self.pondering = params.ponder;
+        self.stopping = false;
+        self.searching.store(true, Ordering::SeqCst);
+        self.pool.go(self.board.clone(), limits, params.ponder, params.infinite, reporter, on_done);
+    }
 
-        let us = pos.side_to_move();
-        let (time, inc) = match us {
-            Color::White => (params.wtime, params.winc),
-            Color::Black => (params.btime, params.binc),
+    /// The search limits `go` asks for. Values out of range are brought into range, each with a
+    /// note saying so; the search still runs, so the GUI still gets its `bestmove`.
+    fn limits(
+        &self,
+        params: &GoParams,
+        received: Instant,
+        search_moves: Vec<Move>,
+        notes: &mut Vec<String>,
+    ) -> Limits {
+        for what in &params.saturated {
+            notes.push(format!("{what} does not fit in 64 bits; using the nearest value"));
+        }
+        let max_depth = MAX_PLY as i64 - 1;
+        let mut within = |what: &str, value: Option<i64>, min: i64, max: i64| -> Option<i64> {
+            let v = value?;
+            let clamped = v.clamp(min, max);
+            if clamped != v && !params.saturated.iter().any(|s| s.starts_with(what)) {
+                notes.push(format!("{what} {v} is out of range; using {clamped}"));
+            }
+            Some(clamped)
+        };
+        let depth = within("depth", params.depth, 1, max_depth);
+        let nodes = within("nodes", params.nodes, 1, i64::MAX);
+        let mate = within("mate", params.mate, 1, MAX_PLY as i64 / 2);
+        let movetime = within("movetime", params.movetime, 0, i64::MAX);
+        let movestogo = within("movestogo", params.movestogo, 1, 10_000);
+        let winc = within("winc", params.winc, 0, i64::MAX);
+        let binc = within("binc", params.binc, 0, i64::MAX);
+        // A negative clock is what some GUIs send once the time has run out: no time left.
+        let wtime = within("wtime", params.wtime, 0, i64::MAX);
+        let btime = within("btime", params.btime, 0, i64::MAX);
+
+        let (time, inc) = match self.board.position().side_to_move() {
+            Color::White => (wtime, winc),
+            Color::Black => (btime, binc),
         };
         let millis = |v: i64| Duration::from_millis(v.clamp(0, i64::MAX) as u64);
         let clock = Clock {
             time: time.map(millis),
             increment: inc.map(millis).unwrap_or_default(),
-            moves_to_go: params.movestogo.map(|m| m.clamp(1, 10_000) as u32),
-            move_time: params.movetime.map(millis),
+            moves_to_go: movestogo.map(|m| m as u32),
+            move_time: movetime.map(millis),
         };
         let time_limits = if params.infinite { None } else { allocate(&clock, self.move_overhead) };
-        let limits = Limits {
+        if self.debug {
+            notes.push(format!("time limits {time_limits:?}"));
+        }
+        Limits {
             start: received,
-            depth: params.depth.map(|d| d.clamp(1, MAX_PLY as i64 - 1) as i32),
-            nodes: params.nodes.map(|n| n.max(1)),
-            mate: params.mate.map(|m| m.clamp(1, MAX_PLY as i64) as i32),
+            depth: depth.map(|d| d as i32),
+            nodes: nodes.map(|n| n as u64),
+            mate: mate.map(|m| m as i32),
             soft_time: time_limits.map(|t| t.soft),
             hard_time: time_limits.map(|t| t.hard),
             search_moves,
             multipv: self.multipv,
-        };
-        if self.debug {
-            self.out.info_string(&format!("limits {:?}", time_limits));
         }
-
-        let out = self.out.clone();
-        let chess960 = self.chess960;
-        let reporter = Box::new(UciReporter { out: self.out.clone(), chess960 });
-        let on_done = Box::new(move |result: smp::engine::search::SearchResult| {
-            let mut line = format!("bestmove {}", result.best_move.to_uci(chess960));
-            if !result.ponder_move.is_null() {
-                line.push_str(&format!(" ponder {}", result.ponder_move.to_uci(chess960)));
-            }
-            out.line(&line);
-        });
-        self.search_start = received;
-        self.pool.go(self.board.clone(), limits, params.ponder, params.infinite, reporter, on_done);
     }
 
-    fn display(&self) {
+    fn perft(&mut self, depth: u32) {
+        if depth > MAX_PERFT_DEPTH {
+            self.info(&format!("perft depth must be at most {MAX_PERFT_DEPTH}, found {depth}"));
+            return;
+        }
+        self.pool.wait();
+        let mut buffer = Vec::new();
+        if crate::perft::write_divide(&mut buffer, self.board.position(), depth, self.chess960).is_ok() {
+            self.line(String::from_utf8_lossy(&buffer).trim_end());
+        }
+    }
+
+    fn display(&mut self) {
         let pos = self.board.position();
         let mut text = String::new();
         for rank in (0..8).rev() {
@@ -264,14 +434,17 @@ impl Session {
         text.push_str(&format!("Fen: {}\nKey: {:016X}\n", pos.to_fen(), pos.key()));
         let checkers: Vec<String> = pos.checkers().map(|s| s.to_string()).collect();
         text.push_str(&format!("Checkers: {}", checkers.join(" ")));
-        self.out.line(&text);
+        self.line(&text);
     }
 }
 
-/// The legal move written `text` in UCI (either castling notation).
-pub fn find_move(pos: &Position, text: &str) -> Option<Move> {
+/// The legal move written `text` in UCI. Either castling notation is accepted; where the two
+/// readings differ (a Chess960 king next to its rook), the current mode's reading wins.
+pub fn find_move(pos: &Position, text: &str, chess960: bool) -> Option<Move> {
     if text.len() > 5 {
         return None;
     }
-    legal_moves(pos).iter().copied().find(|m| m.to_uci(false) == text || m.to_uci(true) == text)
+    let moves = legal_moves(pos);
+    let spelled = |notation: bool| moves.iter().copied().find(|m| m.to_uci(notation) == text);
+    spelled(chess960).or_else(|| spelled(!chess960))
 }

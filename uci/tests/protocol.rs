@@ -14,7 +14,13 @@ struct Engine {
 
 impl Engine {
     fn start() -> Engine {
+        Engine::start_with(&[])
+    }
+
+    fn start_with(env: &[(&str, &str)]) -> Engine {
         let mut child = Command::new(env!("CARGO_BIN_EXE_lazuli"))
+            .env_remove("LAZULI_LOG")
+            .envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -58,6 +64,15 @@ impl Engine {
         }
     }
 
+    /// Everything the engine printed and nothing more arrives for `quiet`.
+    fn drain(&mut self, quiet: Duration) -> Vec<String> {
+        let mut seen = Vec::new();
+        while let Ok(line) = self.lines.recv_timeout(quiet) {
+            seen.push(line);
+        }
+        seen
+    }
+
     fn sync(&mut self) -> Vec<String> {
         self.send("isready");
         self.read_until("readyok", Duration::from_secs(10))
@@ -96,7 +111,17 @@ fn handshake_lists_options() {
     engine.send("uci");
     let lines = engine.read_until("uciok", Duration::from_secs(5));
     assert!(lines.iter().any(|l| l.starts_with("id name Lazuli")));
-    for option in ["Hash", "Threads", "MultiPV", "Move Overhead", "Ponder", "UCI_Chess960", "Clear Hash"] {
+    for option in [
+        "Hash",
+        "Threads",
+        "MultiPV",
+        "Move Overhead",
+        "Ponder",
+        "UCI_Chess960",
+        "Clear Hash",
+        "UCI_ShowWDL",
+        "Debug Log File",
+    ] {
         assert!(lines.iter().any(|l| l.starts_with(&format!("option name {option} type"))), "{option}");
     }
 }
@@ -109,12 +134,10 @@ fn bad_input_is_answered_and_changes_nothing() {
     for line in corpus("bad_input.txt") {
         engine.send(&line);
         let reply = engine.sync();
-        if !line.trim().is_empty() {
-            assert!(
-                reply.iter().any(|l| l.starts_with("info string")),
-                "no info string for '{line}': {reply:?}"
-            );
-        }
+        let strings = reply.iter().filter(|l| l.starts_with("info string")).count();
+        let expected = usize::from(!line.trim().is_empty());
+        assert_eq!(strings, expected, "'{line}' answered {reply:?}");
+        assert!(!reply.iter().any(|l| l.starts_with("bestmove")), "'{line}' started a search: {reply:?}");
         // Every bad `position` leaves the previous position in place.
         assert_eq!(engine.fen(), before, "after '{line}'");
     }
@@ -122,8 +145,17 @@ fn bad_input_is_answered_and_changes_nothing() {
     let garbage: Vec<u8> = (0..=255u8).cycle().take(4096).filter(|&b| b != b'\n').collect();
     engine.stdin.write_all(&garbage).expect("write");
     engine.stdin.write_all(b"\n").expect("write");
-    engine.send(&"x".repeat(1 << 20));
-    engine.sync();
+    let reply = engine.sync();
+    assert_eq!(reply.iter().filter(|l| l.starts_with("info string")).count(), 1, "{reply:?}");
+    // A line far beyond the limit, sent in pieces: dropped, reported once, memory stays bounded.
+    let piece = vec![b'x'; 1 << 20];
+    for _ in 0..24 {
+        engine.stdin.write_all(&piece).expect("write");
+    }
+    engine.stdin.write_all(b"\n").expect("write");
+    let reply = engine.sync();
+    assert_eq!(reply.len(), 2, "{reply:?}");
+    assert!(reply[0].starts_with("info string input line of 25165824 bytes"), "{reply:?}");
     engine.send("go depth 3");
     let lines = engine.read_until("bestmove", Duration::from_secs(20));
     let mv = bestmove(&lines);
@@ -223,4 +255,202 @@ fn chess960_castling_notation_follows_the_option() {
     engine.send("go perft 1");
     let lines = engine.read_until("Nodes searched", Duration::from_secs(10));
     assert!(lines.iter().any(|l| l.starts_with("e1h1:")), "{lines:?}");
+}
+
+#[test]
+fn every_bad_input_gets_one_info_string_even_mid_search() {
+    let mut engine = Engine::start();
+    engine.send("position startpos");
+    engine.send("go infinite");
+    std::thread::sleep(Duration::from_millis(100));
+    for line in
+        ["go depth 3", "xyzzy", "setoption name Hash value 0", "position startpos moves e2e5", "bench 3"]
+    {
+        engine.send(line);
+        let reply = engine.sync();
+        let strings: Vec<&String> = reply.iter().filter(|l| l.starts_with("info string")).collect();
+        assert_eq!(strings.len(), 1, "'{line}' answered {reply:?}");
+    }
+    engine.send("stop");
+    let lines = engine.read_until("bestmove", Duration::from_secs(5));
+    assert_ne!(bestmove(&lines), "0000");
+}
+
+#[test]
+fn extra_words_after_a_bare_command_are_noted() {
+    let mut engine = Engine::start();
+    engine.send("isready now");
+    let reply = engine.read_until("readyok", Duration::from_secs(5));
+    assert_eq!(reply, vec!["info string ignored extra text 'now' after 'isready'", "readyok"]);
+    engine.send("ponderhit please");
+    let reply = engine.sync();
+    assert_eq!(reply.len(), 2, "{reply:?}");
+    assert!(reply[0].contains("'please'") && reply[0].contains("ponderhit without a ponder search"));
+}
+
+#[test]
+fn wdl_follows_the_option() {
+    let mut engine = Engine::start();
+    engine.send("position startpos moves e2e4");
+    engine.send("go depth 4");
+    let lines = engine.read_until("bestmove", Duration::from_secs(10));
+    assert!(!lines.iter().any(|l| l.contains(" wdl ")), "{lines:?}");
+    engine.send("setoption name UCI_ShowWDL value true");
+    engine.send("go depth 4");
+    let lines = engine.read_until("bestmove", Duration::from_secs(10));
+    let infos: Vec<&String> = lines.iter().filter(|l| l.starts_with("info depth")).collect();
+    assert!(!infos.is_empty());
+    for info in infos {
+        let words: Vec<&str> = info.split_whitespace().collect();
+        let at = words.iter().position(|&w| w == "wdl").expect("a wdl field");
+        let wdl: Vec<u32> = words[at + 1..at + 4].iter().map(|w| w.parse().expect("a number")).collect();
+        assert_eq!(wdl.iter().sum::<u32>(), 1000, "{info}");
+        assert_eq!(words[at - 3], "score", "wdl follows the score: {info}");
+    }
+    engine.send("position fen 6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1");
+    engine.send("go depth 3");
+    let lines = engine.read_until("bestmove", Duration::from_secs(10));
+    let last = &lines[lines.len() - 2];
+    assert!(last.contains("score mate 1 wdl 1000 0 0"), "{last}");
+}
+
+#[test]
+fn go_without_position_searches_the_start_position_and_says_so() {
+    let mut engine = Engine::start();
+    engine.send("go depth 2");
+    let lines = engine.read_until("bestmove", Duration::from_secs(10));
+    assert_eq!(lines[0], "info string no position given; searching the start position");
+    assert_ne!(bestmove(&lines), "0000");
+    engine.send("position startpos");
+    engine.send("go depth 2");
+    let lines = engine.read_until("bestmove", Duration::from_secs(10));
+    assert!(!lines.iter().any(|l| l.starts_with("info string")), "{lines:?}");
+}
+
+#[test]
+fn out_of_range_go_values_are_clamped_with_one_note() {
+    let mut engine = Engine::start();
+    engine.send("position startpos");
+    engine.send("go depth -3 nodes 0 movetime -5 wtime 99999999999999999999");
+    let lines = engine.read_until("bestmove", Duration::from_secs(10));
+    let strings: Vec<&String> = lines.iter().filter(|l| l.starts_with("info string")).collect();
+    assert_eq!(strings.len(), 1, "{lines:?}");
+    for word in ["depth -3", "nodes 0", "movetime -5", "wtime 99999999999999999999"] {
+        assert!(strings[0].contains(word), "{word} in {}", strings[0]);
+    }
+    assert_ne!(bestmove(&lines), "0000");
+}
+
+#[test]
+fn a_new_go_right_after_bestmove_is_never_refused() {
+    let mut engine = Engine::start();
+    engine.send("position startpos moves d2d4");
+    for _ in 0..30 {
+        engine.send("go depth 1");
+        let lines = engine.read_until("bestmove", Duration::from_secs(5));
+        assert!(!lines.iter().any(|l| l.starts_with("info string")), "{lines:?}");
+    }
+}
+
+#[test]
+fn searchmoves_restricts_the_root_and_rejects_illegal_moves() {
+    let mut engine = Engine::start();
+    engine.send("position startpos");
+    engine.send("go depth 5 searchmoves a2a3 h2h3");
+    let lines = engine.read_until("bestmove", Duration::from_secs(10));
+    assert!(["a2a3", "h2h3"].contains(&bestmove(&lines).as_str()), "{lines:?}");
+    engine.send("go depth 5 searchmoves a2a3 e7e5");
+    let reply = engine.sync();
+    assert_eq!(reply.len(), 2, "{reply:?}");
+    assert!(reply[0].contains("'e7e5' not legal here"), "{reply:?}");
+}
+
+#[test]
+fn multipv_lines_are_ordered() {
+    let mut engine = Engine::start();
+    engine.send("setoption name MultiPV value 4");
+    engine.send("position fen r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R2QKB1R w KQ - 0 8");
+    engine.send("go depth 7");
+    let lines = engine.read_until("bestmove", Duration::from_secs(20));
+    let last_depth: Vec<&String> = lines.iter().filter(|l| l.starts_with("info depth 7 ")).collect();
+    assert_eq!(last_depth.len(), 4, "{lines:?}");
+    let field = |line: &str, name: &str| -> i64 {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let at = words.iter().position(|&w| w == name).expect("field present");
+        words[at + 1].parse().expect("a number")
+    };
+    let scores: Vec<i64> = last_depth.iter().map(|l| field(l, "cp")).collect();
+    assert!(scores.windows(2).all(|w| w[0] >= w[1]), "{scores:?}");
+    let order: Vec<i64> = last_depth.iter().map(|l| field(l, "multipv")).collect();
+    assert_eq!(order, vec![1, 2, 3, 4]);
+    // The best line and bestmove agree.
+    let pv1 = last_depth[0].split(" pv ").nth(1).expect("a pv");
+    assert_eq!(pv1.split_whitespace().next(), Some(bestmove(&lines).as_str()));
+}
+
+fn temp_log(name: &str) -> PathBuf {
+    let path = std::env::temp_dir().join(format!("lazuli-{}-{name}.log", std::process::id()));
+    let _ = std::fs::remove_file(&path);
+    path
+}
+
+#[test]
+fn debug_log_file_records_input_and_output() {
+    let path = temp_log("option");
+    let mut engine = Engine::start();
+    engine.send(&format!("setoption name Debug Log File value {}", path.display()));
+    engine.send("position startpos");
+    engine.send("go depth 3");
+    let lines = engine.read_until("bestmove", Duration::from_secs(10));
+    engine.send("setoption name Debug Log File value <empty>");
+    engine.send("xyzzy");
+    engine.sync();
+    let log = std::fs::read_to_string(&path).expect("the log file exists");
+    assert!(log.contains("in: go depth 3"), "{log}");
+    assert!(log.contains(&format!("out: {}", lines.last().expect("bestmove"))), "{log}");
+    assert!(!log.contains("xyzzy"), "logging stopped when the option was cleared: {log}");
+    // Nothing but protocol on stdout.
+    assert!(lines.iter().all(|l| l.starts_with("info ") || l.starts_with("bestmove")), "{lines:?}");
+    let _ = std::fs::remove_file(&path);
+}
+
+#[test]
+fn lazuli_log_environment_variable_opens_a_log() {
+    let path = temp_log("env");
+    let path_text = path.display().to_string();
+    let mut engine = Engine::start_with(&[("LAZULI_LOG", path_text.as_str())]);
+    engine.send("uci");
+    engine.read_until("uciok", Duration::from_secs(5));
+    engine.send("isready");
+    engine.read_until("readyok", Duration::from_secs(5));
+    engine.send("quit");
+    let _ = engine.child.wait();
+    let log = std::fs::read_to_string(&path).expect("the log file exists");
+    for expected in
+        ["in: uci", "out: id name Lazuli", "out: uciok", "in: isready", "out: readyok", "in: quit"]
+    {
+        assert!(log.contains(expected), "'{expected}' missing from {log}");
+    }
+    assert!(engine.drain(Duration::from_millis(50)).is_empty());
+    let _ = std::fs::remove_file(&path);
+}
+
+#[test]
+fn go_right_after_stop_waits_for_the_old_search() {
+    let mut engine = Engine::start();
+    engine.send("setoption name Threads value 2");
+    engine.send("position startpos");
+    for _ in 0..10 {
+        engine.send("go infinite");
+        std::thread::sleep(Duration::from_millis(30));
+        // No wait for the first bestmove: the second search must still start.
+        engine.send("stop");
+        engine.send("go depth 2");
+        let first = engine.read_until("bestmove", Duration::from_secs(5));
+        let second = engine.read_until("bestmove", Duration::from_secs(5));
+        for lines in [&first, &second] {
+            assert!(!lines.iter().any(|l| l.starts_with("info string")), "{lines:?}");
+            assert_ne!(bestmove(lines), "0000");
+        }
+    }
 }
