@@ -92,6 +92,7 @@ pub fn run_bench(depth: i32, mut per_position: impl FnMut(usize, &str, u64)) -> 
         total_nodes: &total,
         reporter: &SilentReporter,
         tb: None,
+        on_iteration: None,
     };
     let mut nodes = 0;
     let start = Instant::now();

@@ -8,8 +8,8 @@ use crossbeam_channel::{unbounded, Receiver, Sender};
 use crossbeam_utils::CachePadded;
 use engine::board::Board;
 use engine::search::{
-    Bound, HelperPolicy, Limits, Reporter, SearchControl, SearchInfo, SearchResult, Searcher, SharedState,
-    SilentReporter, TbContext,
+    HelperPolicy, Limits, Reporter, SearchControl, SearchResult, Searcher, SharedState, SilentReporter,
+    TbContext,
 };
 use engine::tb::Tablebases;
 use engine::tt::TranspositionTable;
@@ -24,6 +24,8 @@ pub type OnDone = Box<dyn FnOnce(SearchResult) + Send>;
 
 /// How long the main thread waits for helpers to finish before answering.
 const HELPER_GRACE: Duration = Duration::from_millis(2);
+/// How long `stop` waits for the main thread to answer before answering for it.
+const STOP_GRACE: Duration = Duration::from_millis(3);
 
 /// Tablebases and how to use them in the search.
 #[derive(Clone)]
@@ -45,8 +47,13 @@ struct SearchJob {
 
 struct MainJob {
     reporter: Box<dyn Reporter + Send>,
-    on_done: OnDone,
     infinite: bool,
+}
+
+/// How the current search is answered: taken by whoever answers first (the main thread when it
+/// finishes, or the thread that raised `stop` when the main thread is slow to get a core).
+struct Answer {
+    on_done: OnDone,
     /// Whether the final move may come from a vote among threads.
     vote: bool,
 }
@@ -79,6 +86,9 @@ struct Shared {
     search_id: AtomicU64,
     /// Successful tablebase probes of the current search.
     tb_hits: AtomicU64,
+    /// `None` once the current search has been answered.
+    answer: Mutex<Option<Answer>>,
+    answered: Condvar,
 }
 
 impl Shared {
@@ -119,6 +129,8 @@ impl Pool {
             results: Mutex::new(vec![None; threads.max(1)]),
             search_id: AtomicU64::new(0),
             tb_hits: AtomicU64::new(0),
+            answer: Mutex::new(None),
+            answered: Condvar::new(),
         })
     }
 
@@ -262,7 +274,8 @@ impl Pool {
         }
         let vote =
             helpers > 0 && limits.depth.is_none() && limits.multipv <= 1 && limits.search_moves.is_empty();
-        let mut main = Some(MainJob { reporter, on_done, infinite, vote });
+        *self.shared.answer.lock() = Some(Answer { on_done, vote });
+        let mut main = Some(MainJob { reporter, infinite });
         for (index, worker) in self.workers.iter().enumerate() {
             let job = SearchJob {
                 board: board.clone(),
@@ -280,10 +293,12 @@ impl Pool {
         }
     }
 
-    /// End the current search as soon as possible.
+    /// End the current search as soon as possible. Returns once `bestmove` has been given, or
+    /// after a short grace if the search has not completed its first iteration yet.
     pub fn stop(&self) {
         self.shared.control.stop.store(true, Ordering::SeqCst);
         self.wake_main();
+        answer_after_grace(&self.shared);
     }
 
     /// The opponent played the expected move: the ponder search becomes a timed search whose
@@ -378,30 +393,28 @@ fn run_search(index: usize, searcher: &mut Searcher, job: SearchJob, shared: &Sh
         rule50: t.rule50,
         hits: &shared.tb_hits,
     });
-    let Some(main) = job.main else {
-        let ctx = SharedState {
-            tt: &job.tt,
-            control: &shared.control,
-            nodes: &shared.counters[index],
-            total_nodes: &total,
-            reporter: &SilentReporter,
-            tb,
-        };
-        let result = searcher.search(&job.board, &job.limits, &ctx);
-        shared.results.lock()[index] = Some(result);
-        shared.helpers_running.done();
-        return;
+    let publish = |result: &SearchResult| shared.results.lock()[index] = Some(result.clone());
+    let silent = SilentReporter;
+    let reporter: &dyn Reporter = match &job.main {
+        Some(main) => main.reporter.as_ref(),
+        None => &silent,
     };
-
     let ctx = SharedState {
         tt: &job.tt,
         control: &shared.control,
         nodes: &shared.counters[index],
         total_nodes: &total,
-        reporter: main.reporter.as_ref(),
+        reporter,
         tb,
+        on_iteration: Some(&publish),
     };
     let result = searcher.search(&job.board, &job.limits, &ctx);
+    let Some(main) = &job.main else {
+        publish(&result);
+        shared.helpers_running.done();
+        return;
+    };
+
     // `go infinite` and pondering never answer before `stop` (or `ponderhit`).
     {
         let mut guard = shared.wake.0.lock();
@@ -419,28 +432,45 @@ fn run_search(index: usize, searcher: &mut Searcher, job: SearchJob, shared: &Sh
     // some may wait for one. Their results are not worth a late `bestmove`: vote among those
     // that are done. (The next search still waits for every thread to be idle.)
     shared.helpers_running.wait_zero_for(HELPER_GRACE);
+    publish(&result);
+    answer(shared);
+}
 
-    let mut results = shared.results.lock();
-    results[0] = Some(result.clone());
-    let chosen = if main.vote { crate::vote::choose(&results) } else { 0 };
-    let final_result = results[chosen].take().filter(|r| !r.best_move.is_null()).unwrap_or(result);
-    drop(results);
-    if chosen != 0 {
-        // The last `info` before `bestmove` shows the line that is played.
-        main.reporter.info(&SearchInfo {
-            depth: final_result.depth,
-            seldepth: final_result.pv.len().max(final_result.depth as usize),
-            multipv: 1,
-            score: final_result.score,
-            bound: Bound::Exact,
-            nodes: shared.total_nodes(),
-            time: job.limits.start.elapsed(),
-            hashfull: job.tt.hashfull(),
-            tb_hits: shared.tb_hits.load(Ordering::Relaxed),
-            pv: final_result.pv.clone(),
-        });
+/// Give `bestmove` for the current search from the results published so far, unless it has
+/// been given already or the main thread has no result yet. Returns whether it is answered.
+fn answer(shared: &Shared) -> bool {
+    let mut slot = shared.answer.lock();
+    let Some(vote) = slot.as_ref().map(|a| a.vote) else { return true };
+    let result = {
+        let results = shared.results.lock();
+        // The main thread's result, or (when it has none yet) any thread's.
+        let Some(fallback) = results.iter().flatten().next().cloned() else { return false };
+        let chosen = if vote || results[0].is_none() { crate::vote::choose(&results) } else { 0 };
+        results[chosen].clone().filter(|r| !r.best_move.is_null()).unwrap_or(fallback)
+    };
+    let Some(answer) = slot.take() else { return true };
+    drop(slot);
+    (answer.on_done)(result);
+    shared.answered.notify_all();
+    true
+}
+
+/// After `stop`: the main thread normally answers within microseconds. When it is waiting for
+/// a core (many more threads than cores), answer for it from the published results.
+fn answer_after_grace(shared: &Shared) {
+    let deadline = std::time::Instant::now() + STOP_GRACE;
+    {
+        let mut slot = shared.answer.lock();
+        while slot.is_some() {
+            if shared.answered.wait_until(&mut slot, deadline).timed_out() {
+                break;
+            }
+        }
+        if slot.is_none() {
+            return;
+        }
     }
-    (main.on_done)(final_result);
+    answer(shared);
 }
 
 /// Raise the stop flag at the hard time limit even if the main thread is starved of CPU (many
@@ -461,6 +491,9 @@ fn start_timer(shared: Arc<Shared>, search_id: u64, start: std::time::Instant, h
             let now = std::time::Instant::now();
             if now >= deadline {
                 shared.control.stop.store(true, Ordering::SeqCst);
+                shared.wake.1.notify_all();
+                drop(guard);
+                answer_after_grace(&shared);
                 return;
             }
             shared.wake.1.wait_for(&mut guard, (deadline - now).min(Duration::from_millis(20)));

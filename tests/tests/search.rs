@@ -24,6 +24,7 @@ fn search_board(
         total_nodes: &total,
         reporter: &SilentReporter,
         tb: None,
+        on_iteration: None,
     };
     tt.new_search();
     searcher.search(board, &limits, &ctx)

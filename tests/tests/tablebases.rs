@@ -106,6 +106,7 @@ fn search_with_tb(
         total_nodes: &total,
         reporter: &SilentReporter,
         tb: Some(TbContext { tables: tb, probe_depth: 1, probe_limit: 7, rule50: true, hits: &hits }),
+        on_iteration: None,
     };
     tt.new_search();
     let limits = Limits { nodes: Some(nodes), ..Limits::default() };

@@ -21,6 +21,11 @@ pub enum OptionKind {
     String {
         default: &'static str,
     },
+    /// One of a fixed list of words.
+    Combo {
+        default: &'static str,
+        vars: &'static [&'static str],
+    },
 }
 
 pub struct OptionSpec {
@@ -38,6 +43,14 @@ pub const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "Clear Hash", kind: OptionKind::Button },
     OptionSpec { name: "UCI_ShowWDL", kind: OptionKind::Check { default: false } },
     OptionSpec { name: "Debug Log File", kind: OptionKind::String { default: "" } },
+    OptionSpec { name: "SyzygyPath", kind: OptionKind::String { default: "" } },
+    OptionSpec { name: "SyzygyProbeDepth", kind: OptionKind::Spin { default: 1, min: 1, max: 100 } },
+    OptionSpec { name: "SyzygyProbeLimit", kind: OptionKind::Spin { default: 7, min: 0, max: 7 } },
+    OptionSpec { name: "Syzygy50MoveRule", kind: OptionKind::Check { default: true } },
+    OptionSpec {
+        name: "SMP Helpers",
+        kind: OptionKind::Combo { default: "identical", vars: &smp::engine::search::HelperPolicy::NAMES },
+    },
 ];
 
 /// How an empty string value is written in the `uci` answer, and accepted in `setoption`.
@@ -62,6 +75,10 @@ pub fn uci_lines() -> Vec<String> {
             }
             OptionKind::Check { default } => format!("option name {} type check default {default}", o.name),
             OptionKind::Button => format!("option name {} type button", o.name),
+            OptionKind::Combo { default, vars } => {
+                let vars: Vec<String> = vars.iter().map(|v| format!(" var {v}")).collect();
+                format!("option name {} type combo default {default}{}", o.name, vars.concat())
+            }
             OptionKind::String { default } => {
                 let default = if default.is_empty() { EMPTY } else { default };
                 format!("option name {} type string default {default}", o.name)
@@ -103,6 +120,19 @@ pub fn validate(name: &str, value: Option<&str>) -> Result<(&'static str, Option
         }
         // Some GUIs clear a string option by sending no value at all.
         (OptionKind::String { .. }, None) => OptionValue::String(String::new()),
+        (OptionKind::Combo { vars, .. }, Some(v)) => {
+            match vars.iter().find(|x| x.eq_ignore_ascii_case(v.trim())) {
+                Some(x) => OptionValue::String(x.to_string()),
+                None => {
+                    return Err(format!(
+                        "option '{}' must be one of {}, found '{}'",
+                        spec.name,
+                        vars.join(", "),
+                        shorten(v)
+                    ))
+                }
+            }
+        }
         (_, None) => return Err(format!("option '{}' needs a value", spec.name)),
     };
     Ok((spec.name, value))

@@ -67,13 +67,11 @@ pub fn format_info(info: &SearchInfo, style: InfoStyle) -> String {
         let w = wdl(info.score, style.material);
         line.push_str(&format!(" wdl {} {} {}", w.win, w.draw, w.loss));
     }
-    line.push_str(&format!(
-        " nodes {} nps {} hashfull {} time {}",
-        info.nodes,
-        nps,
-        info.hashfull,
-        info.time.as_millis()
-    ));
+    line.push_str(&format!(" nodes {} nps {} hashfull {}", info.nodes, nps, info.hashfull));
+    if info.tb_hits > 0 {
+        line.push_str(&format!(" tbhits {}", info.tb_hits));
+    }
+    line.push_str(&format!(" time {}", info.time.as_millis()));
     if !info.pv.is_empty() {
         line.push_str(" pv");
         for mv in &info.pv {

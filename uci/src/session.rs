@@ -11,9 +11,11 @@ use smp::engine::bench::{run_bench, DEFAULT_BENCH_DEPTH};
 use smp::engine::board::{Board, Color, Move, Position};
 use smp::engine::movegen::legal_moves;
 use smp::engine::search::score::MAX_PLY;
+use smp::engine::search::HelperPolicy;
 use smp::engine::search::{Limits, SearchResult};
+use smp::engine::tb::Tablebases;
 use smp::time::{allocate, Clock};
-use smp::Pool;
+use smp::{Pool, TbSettings};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -37,6 +39,11 @@ pub struct Session {
     /// `Hash`/`Threads` set while searching apply when the search has ended.
     pending_hash: Option<usize>,
     pending_threads: Option<usize>,
+    /// Tablebase options; the tables themselves live in the pool.
+    syzygy: SyzygyOptions,
+    /// Tablebase settings or helper policy changed during a search: applied after it.
+    pending_syzygy: bool,
+    pending_policy: Option<HelperPolicy>,
     /// When the current search started (for `ponderhit`).
     search_start: Instant,
     /// Raised by `go`, lowered just before its `bestmove` is written: a `go` that arrives after
@@ -72,6 +79,9 @@ impl Session {
             debug: false,
             pending_hash: None,
             pending_threads: None,
+            syzygy: SyzygyOptions::default(),
+            pending_syzygy: false,
+            pending_policy: None,
             search_start: Instant::now(),
             searching: Arc::new(AtomicBool::new(false)),
             pondering: false,
@@ -227,6 +237,34 @@ impl Session {
                     self.pool.clear_hash();
                 }
             }
+            ("SyzygyPath", OptionValue::String(path)) => {
+                self.syzygy.path = path;
+                self.syzygy.tables = None;
+                self.pending_syzygy = true;
+                self.apply_pending_if_idle();
+            }
+            ("SyzygyProbeDepth", OptionValue::Spin(d)) => {
+                self.syzygy.probe_depth = d as i32;
+                self.pending_syzygy = true;
+                self.apply_pending_if_idle();
+            }
+            ("SyzygyProbeLimit", OptionValue::Spin(n)) => {
+                self.syzygy.probe_limit = n as usize;
+                self.pending_syzygy = true;
+                self.apply_pending_if_idle();
+            }
+            ("Syzygy50MoveRule", OptionValue::Check(on)) => {
+                self.syzygy.rule50 = on;
+                self.pending_syzygy = true;
+                self.apply_pending_if_idle();
+            }
+            ("SMP Helpers", OptionValue::String(policy)) => match policy.parse() {
+                Ok(policy) => {
+                    self.pending_policy = Some(policy);
+                    self.apply_pending_if_idle();
+                }
+                Err(e) => self.info(&e),
+            },
             ("Debug Log File", OptionValue::String(path)) => {
                 if let Err(e) = crate::log::set_file(&path) {
                     self.info(&e);
@@ -236,9 +274,45 @@ impl Session {
         }
     }
 
+    /// Load the tables named by `SyzygyPath` (once) and hand them with the probe settings to
+    /// the pool; every unreadable directory is reported.
+    fn apply_syzygy(&mut self) {
+        if self.syzygy.tables.is_none() && !self.syzygy.path.is_empty() {
+            let (tables, warnings) = Tablebases::open(&self.syzygy.path);
+            let mut message = warnings.join("; ");
+            if tables.files() > 0 {
+                if !message.is_empty() {
+                    message.push_str("; ");
+                }
+                message.push_str(&format!(
+                    "found {} Syzygy table files (up to {} pieces)",
+                    tables.files(),
+                    tables.max_pieces()
+                ));
+                self.syzygy.tables = Some(Arc::new(tables));
+            } else if message.is_empty() {
+                message = "SyzygyPath: no Syzygy table files found".to_string();
+            }
+            self.info(&message);
+        }
+        let settings = self.syzygy.tables.as_ref().map(|tables| TbSettings {
+            tables: Arc::clone(tables),
+            probe_depth: self.syzygy.probe_depth,
+            probe_limit: self.syzygy.probe_limit,
+            rule50: self.syzygy.rule50,
+        });
+        self.pool.set_tablebases(settings);
+    }
+
     fn apply_pending_if_idle(&mut self) {
         if self.is_searching() {
             return;
+        }
+        if let Some(policy) = self.pending_policy.take() {
+            self.pool.set_policy(policy);
+        }
+        if std::mem::take(&mut self.pending_syzygy) {
+            self.apply_syzygy();
         }
         if let Some(threads) = self.pending_threads.take() {
             self.pool.set_threads(threads);
@@ -447,4 +521,19 @@ pub fn find_move(pos: &Position, text: &str, chess960: bool) -> Option<Move> {
     let moves = legal_moves(pos);
     let spelled = |notation: bool| moves.iter().copied().find(|m| m.to_uci(notation) == text);
     spelled(chess960).or_else(|| spelled(!chess960))
+}
+
+/// The Syzygy options as set, and the tables they opened.
+struct SyzygyOptions {
+    path: String,
+    probe_depth: i32,
+    probe_limit: usize,
+    rule50: bool,
+    tables: Option<Arc<Tablebases>>,
+}
+
+impl Default for SyzygyOptions {
+    fn default() -> Self {
+        SyzygyOptions { path: String::new(), probe_depth: 1, probe_limit: 7, rule50: true, tables: None }
+    }
 }

@@ -129,9 +129,14 @@ impl Searcher {
                 stability = 0;
             }
             result.best_move = pv[0];
-            result.score = score;
+            result.score = self.tb_root_score(score);
             result.depth = depth;
             result.pv = pv;
+            if let Some(publish) = ctx.on_iteration {
+                result.nodes = self.nodes;
+                result.ponder_move = self.ponder_move(&mut board, ctx, &result.pv);
+                publish(&result);
+            }
             if self.is_main {
                 ctx.nodes.store(self.nodes, Ordering::Relaxed);
                 for (i, (score, pv)) in lines.into_iter().enumerate() {

@@ -102,6 +102,9 @@ pub struct SharedState<'a> {
     pub reporter: &'a dyn Reporter,
     /// Endgame tablebases, when configured.
     pub tb: Option<TbContext<'a>>,
+    /// Told the result of every completed iteration (so a pool can answer `stop` without
+    /// waiting for this thread).
+    pub on_iteration: Option<&'a (dyn Fn(&SearchResult) + Sync)>,
 }
 
 /// Tablebase settings for a search.

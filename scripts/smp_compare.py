@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""Thread scaling of Lazuli next to other engines, measured the same way in one run.
+
+For each engine and each thread count (default 1 and 2), over the same positions (Lazuli's bench
+positions, spread from openings to endgames), with a cleared hash before every position:
+
+- speed: `go movetime T` per position; NPS = sum of nodes / sum of search times (from the
+  engines' own `info nodes/time`);
+- time to depth: `go depth D` per position (D per engine, so one thread needs about a second);
+  the speedup of N threads is the median over positions of wall time(1 thread) / wall time(N).
+
+Engines run one at a time, so they never compete for the cores. Example:
+
+    .venv/bin/python scripts/smp_compare.py --lazuli target/release/lazuli --positions 24
+"""
+
+import argparse
+import statistics
+import subprocess
+import sys
+import time
+
+import chess
+import chess.engine
+
+
+def bench_positions(lazuli: str, count: int) -> list[str]:
+    """The FENs of `lazuli bench` (its first lines name them), spread over the list."""
+    out = subprocess.run([lazuli, "bench", "1"], capture_output=True, text=True, check=True).stdout
+    fens = [line.split("  ", 1)[1].strip() for line in out.splitlines() if line.startswith("position")]
+    step = len(fens) / count
+    return [fens[int(i * step)] for i in range(count)]
+
+
+def configure(engine: chess.engine.SimpleEngine, name: str, threads: int, hash_mb: int) -> None:
+    options = {"Hash": hash_mb}
+    thread_option = "Threads"
+    if thread_option in engine.options:
+        options[thread_option] = threads
+    for book in ("OwnBook", "Book"):
+        if book in engine.options:
+            options[book] = False
+    engine.configure(options)
+
+
+def measure(cmd: str, name: str, threads: int, fens: list[str], depth: int, movetime: float, hash_mb: int):
+    engine = chess.engine.SimpleEngine.popen_uci(cmd)
+    try:
+        configure(engine, name, threads, hash_mb)
+        nodes = 0
+        spent = 0.0
+        for fen in fens:
+            # A new `game` object makes python-chess send `ucinewgame` (cleared hash).
+            info = engine.analyse(chess.Board(fen), chess.engine.Limit(time=movetime), game=object())
+            nodes += info.get("nodes", 0)
+            spent += info.get("time", movetime)
+        nps = nodes / max(spent, 1e-9)
+        times = []
+        for fen in fens:
+            game = object()
+            engine.analyse(chess.Board(fen), chess.engine.Limit(depth=1), game=game)
+            start = time.perf_counter()
+            engine.analyse(chess.Board(fen), chess.engine.Limit(depth=depth), game=game)
+            times.append(time.perf_counter() - start)
+        return nps, times
+    finally:
+        engine.quit()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--lazuli", default="target/release/lazuli")
+    parser.add_argument("--ethereal", default="/usr/games/ethereal-chess")
+    parser.add_argument("--stockfish", default="/usr/games/stockfish")
+    parser.add_argument("--depth-lazuli", type=int, default=15)
+    parser.add_argument("--depth-ethereal", type=int, default=15)
+    parser.add_argument("--depth-stockfish", type=int, default=18)
+    parser.add_argument("--threads", default="1,2")
+    parser.add_argument("--positions", type=int, default=24)
+    parser.add_argument("--movetime", type=float, default=1.0)
+    parser.add_argument("--hash", type=int, default=64)
+    args = parser.parse_args()
+
+    fens = bench_positions(args.lazuli, args.positions)
+    thread_counts = [int(t) for t in args.threads.split(",")]
+    engines = [
+        ("lazuli", args.lazuli, args.depth_lazuli),
+        ("ethereal", args.ethereal, args.depth_ethereal),
+        ("stockfish", args.stockfish, args.depth_stockfish),
+    ]
+    print(f"{len(fens)} positions, movetime {args.movetime}s for speed, hash {args.hash} MB")
+    print(f"{'engine':10} {'threads':>7} {'nps':>12} {'nps x':>7} {'depth':>5} {'ttd med s':>9} {'ttd x med':>9}")
+    for name, cmd, depth in engines:
+        base_nps, base_times = None, None
+        for threads in thread_counts:
+            print(f"measuring {name} with {threads} thread(s)...", file=sys.stderr)
+            nps, times = measure(cmd, name, threads, fens, depth, args.movetime, args.hash)
+            if base_nps is None:
+                base_nps, base_times = nps, times
+            speedups = [b / max(t, 1e-9) for b, t in zip(base_times, times)]
+            print(
+                f"{name:10} {threads:>7} {nps:>12.0f} {nps / base_nps:>7.2f} {depth:>5} "
+                f"{statistics.median(times):>9.3f} {statistics.median(speedups):>9.2f}",
+                flush=True,
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
