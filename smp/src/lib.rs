@@ -10,4 +10,4 @@ pub mod time;
 mod vote;
 
 pub use engine;
-pub use pool::{Pool, TbSettings};
+pub use pool::{Pool, StopHandle, TbSettings};

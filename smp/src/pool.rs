@@ -100,6 +100,8 @@ impl Shared {
 pub struct Pool {
     workers: Vec<Worker>,
     shared: Arc<Shared>,
+    /// The state stop handles act on (replaced with `shared` when the thread count changes).
+    current: Arc<Mutex<Arc<Shared>>>,
     tt: Arc<TranspositionTable>,
     policy: HelperPolicy,
     tb: Option<TbSettings>,
@@ -108,9 +110,11 @@ pub struct Pool {
 impl Pool {
     pub fn new(threads: usize, hash_mb: usize) -> Pool {
         let tt = Arc::new(TranspositionTable::new(hash_mb));
+        let shared = Self::new_shared(threads);
         let mut pool = Pool {
             workers: Vec::new(),
-            shared: Self::new_shared(threads),
+            shared: Arc::clone(&shared),
+            current: Arc::new(Mutex::new(shared)),
             tt,
             policy: HelperPolicy::default(),
             tb: None,
@@ -199,6 +203,7 @@ impl Pool {
         self.wait();
         self.shutdown_workers();
         self.shared = Self::new_shared(threads);
+        *self.current.lock() = Arc::clone(&self.shared);
         self.spawn_workers(threads);
     }
 
@@ -299,6 +304,12 @@ impl Pool {
         self.shared.control.stop.store(true, Ordering::SeqCst);
         self.wake_main();
         answer_after_grace(&self.shared);
+    }
+
+    /// A handle that stops the current search from another thread (an input reader can then
+    /// answer `stop` without waiting for the thread that owns the pool).
+    pub fn stop_handle(&self) -> StopHandle {
+        StopHandle { current: Arc::clone(&self.current) }
     }
 
     /// The opponent played the expected move: the ponder search becomes a timed search whose
@@ -434,6 +445,24 @@ fn run_search(index: usize, searcher: &mut Searcher, job: SearchJob, shared: &Sh
     shared.helpers_running.wait_zero_for(HELPER_GRACE);
     publish(&result);
     answer(shared);
+}
+
+/// Stops whatever search the pool is running (see `Pool::stop_handle`).
+#[derive(Clone)]
+pub struct StopHandle {
+    current: Arc<Mutex<Arc<Shared>>>,
+}
+
+impl StopHandle {
+    pub fn stop(&self) {
+        let shared = Arc::clone(&self.current.lock());
+        shared.control.stop.store(true, Ordering::SeqCst);
+        {
+            let _guard = shared.wake.0.lock();
+            shared.wake.1.notify_all();
+        }
+        answer_after_grace(&shared);
+    }
 }
 
 /// Give `bestmove` for the current search from the results published so far, unless it has

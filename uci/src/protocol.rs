@@ -29,17 +29,24 @@ pub fn run_stdio() {
         eprintln!("{e}");
     }
     let (lines, inbox) = unbounded::<(Input, Instant)>();
+    let mut session = Session::new(Output::stdout());
+    // `stop` acts the moment it is read: with many search threads on few cores, waiting for
+    // the session thread to be scheduled would add to the latency.
+    let stopper = session.stop_handle();
     std::thread::Builder::new()
         .name("lazuli-stdin".into())
         .spawn(move || {
             read_lines(std::io::stdin().lock(), MAX_LINE, |input| {
-                lines.send((input, Instant::now())).is_ok()
+                let received = Instant::now();
+                if matches!(&input, Input::Line(line) if line.trim() == "stop") {
+                    stopper.stop();
+                }
+                lines.send((input, received)).is_ok()
             });
             let _ = lines.send((Input::Line("quit".to_string()), Instant::now()));
         })
         .expect("spawn the input thread");
 
-    let mut session = Session::new(Output::stdout());
     while let Ok((input, received)) = inbox.recv() {
         let flow = match input {
             Input::Line(line) => session.handle_line(&line, received),

@@ -304,6 +304,11 @@ impl Session {
         self.pool.set_tablebases(settings);
     }
 
+    /// Stops the current search from any thread.
+    pub fn stop_handle(&self) -> smp::StopHandle {
+        self.pool.stop_handle()
+    }
+
     fn apply_pending_if_idle(&mut self) {
         if self.is_searching() {
             return;
