@@ -136,6 +136,7 @@ fn won_endgames_are_converted_to_mate() {
             if count_legal_moves(&pos) == 0 {
                 assert!(pos.in_check(), "{fen}: stalemate after {plies} plies");
                 assert_ne!(pos.side_to_move(), winner, "{fen}: the wrong side is mated");
+                println!("{fen}: mate after {plies} plies");
                 break;
             }
             assert!(pos.halfmove_clock() < 100, "{fen}: fifty-move draw");
