@@ -217,6 +217,10 @@ impl Searcher {
         }
         let Some(soft) = self.limits.soft_time else { return false };
         let Some(elapsed) = self.time_used(ctx) else { return false };
+        // A fixed time per move (`go movetime`) is used in full; the hard limit ends it.
+        if Some(soft) == self.limits.hard_time && self.root_moves.len() > 1 {
+            return false;
+        }
         if self.root_moves.len() == 1 {
             return elapsed >= soft / 8 || result.depth >= 8;
         }
