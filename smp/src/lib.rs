@@ -4,6 +4,7 @@
 #![forbid(unsafe_code)]
 
 mod control;
+pub mod datagen;
 pub mod pool;
 pub mod scaling;
 pub mod time;

@@ -8,7 +8,8 @@ use std::io::Write;
 const USAGE: &str = "usage: lazuli                      run the UCI engine (reads commands on stdin)
        lazuli bench [depth]         fixed-depth search of the bench positions (1 thread, 16 MB)
        lazuli perft <depth> [fen]   perft divide from the start position or <fen>
-       lazuli scaling [options]     thread-scaling benchmark (lazuli scaling --help)";
+       lazuli scaling [options]     thread-scaling benchmark (lazuli scaling --help)
+       lazuli datagen [options]     self-play positions for tuning (lazuli datagen --help)";
 
 /// Runs the command line and returns the process exit code.
 pub fn run(args: &[String]) -> i32 {
@@ -20,6 +21,7 @@ pub fn run(args: &[String]) -> i32 {
         Some("perft") => perft_command(&args[1..]),
         Some("bench") => bench_command(&args[1..]),
         Some("scaling") => crate::scaling_cli::scaling_command(&args[1..]),
+        Some("datagen") => crate::datagen_cli::datagen_command(&args[1..]),
         Some("help" | "-h" | "--help") => {
             println!("{USAGE}");
             0

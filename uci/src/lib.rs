@@ -3,6 +3,7 @@
 
 pub mod cli;
 pub mod command;
+pub mod datagen_cli;
 pub mod log;
 pub mod options;
 pub mod output;
