@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Runs every test of the project: formatting, lints, unit and integration tests (release mode,
-# since perft and search tests are slow in debug builds), then the python-chess client tests
-# against the release binary. Needs only the Rust toolchain and Python 3 (with venv): the
-# Python packages are installed into .venv, pinned by tests/python/requirements.txt.
+# since perft and search tests are slow in debug builds), the python-chess client tests against
+# the release binary, then the tools under scripts/: their unit tests, the scaling charts from a
+# tiny `lazuli scaling` run, a smoke match (crashes, illegal moves and time forfeits fail) and
+# OpenBench's build-and-bench steps. Needs only the Rust toolchain and Python 3 (with venv): the
+# Python packages are installed into .venv, pinned by tests/python/requirements.txt and
+# scripts/requirements.txt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,7 +25,8 @@ if ! "$venv/bin/python" -c 'import sys' 2>/dev/null; then
     rm -rf "$venv"
     "$python" -m venv "$venv"
 fi
-"$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r tests/python/requirements.txt
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
+    -r tests/python/requirements.txt -r scripts/requirements.txt
 
 status=0
 LAZULI_BIN="$binary" "$venv/bin/python" -m pytest tests/python -q -p no:cacheprovider || status=$?
@@ -30,4 +34,23 @@ if [ "$status" -eq 5 ]; then
     echo "pytest collected no tests in tests/python" >&2
     exit 1
 fi
-exit "$status"
+if [ "$status" -ne 0 ]; then
+    exit "$status"
+fi
+
+# The match runner's own tests (statistics, clocks, adjudication, bug detection).
+"$venv/bin/python" -m unittest discover -s scripts/tests
+
+# The scaling charts from a tiny benchmark: the CSV that `lazuli scaling` writes is what
+# scripts/plot_scaling.py reads.
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+"$binary" scaling --threads 1,2 --depth 6 --positions 2 --speed-ms 100 --hash 16 \
+    --csv "$work/scaling.csv" >/dev/null
+"$venv/bin/python" scripts/plot_scaling.py "$work/scaling.csv" --out-dir "$work"
+for chart in nps ttd overhead; do
+    test -s "$work/scaling-$chart.png"
+done
+
+PYTHON="$venv/bin/python" scripts/smoke_match.sh "$binary"
+scripts/openbench-check.sh

@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# Lazy SMP in games: one Lazuli binary at 2 threads against itself at 1 thread, or (--helpers)
+# the two helper policies against each other at 2 threads, played by scripts/match.py.
+#
+#   scripts/smp_match.sh [options] BINARY OUT_PREFIX [extra match.py arguments...]
+#
+#   (default)      engine a lazuli-2t (Threads=2) against engine b lazuli-1t (Threads=1);
+#                  100 pairs, no SPRT: an Elo estimate of the second thread
+#   --helpers      engine a lazuli-skip (SMP Helpers=skip) against engine b lazuli-identical
+#                  (SMP Helpers=identical), both Threads=2; SPRT [0, 5] normalised Elo
+#                  (does skip gain?), stopped at 1000 pairs at most
+#   --tc BASE+INC  clock in seconds (default 10+0.1)
+#   --pairs N      game pairs (the SPRT's upper bound when an SPRT runs)
+#   --sprt E0 E1   run an SPRT with these bounds (normalised Elo, as fastchess)
+#   --no-sprt      no SPRT, play all pairs
+#   --alpha A, --beta B   SPRT error rates (default 0.05 each)
+#
+# Both engines: Hash=16, pondering off (match.py never ponders; python-chess sends
+# `setoption name Ponder value false`), openings from scripts/openings.epd in colour-reversed
+# pairs, concurrency 1 (one engine thinks at a time, so 2 threads fit on 2 cores). The match
+# stops at the first crash, illegal move or time forfeit of either side (exit status 2).
+# Writes OUT_PREFIX.pgn (appended to), OUT_PREFIX.json and, on a bug, OUT_PREFIX.pgn.bugs.txt.
+# The binary is copied to a temporary directory first, so rebuilding it does not touch the
+# running match. Extra arguments go to match.py, e.g. --max-minutes 60, or --openings-order
+# random --seed 7. PYTHON overrides the interpreter (default .venv/bin/python).
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+python="${PYTHON:-$here/../.venv/bin/python}"
+
+usage() {
+    sed -n '5,17p' "$0" | sed 's/^# \{0,1\}//'
+    exit "${1:-1}"
+}
+
+mode=threads
+tc=10+0.1
+pairs=""
+sprt=default
+alpha=0.05
+beta=0.05
+while [[ $# -gt 0 ]]; do
+    case "$1" in
+        --helpers) mode=helpers; shift ;;
+        --tc) tc=${2:?--tc needs BASE+INC}; shift 2 ;;
+        --pairs) pairs=${2:?--pairs needs a number}; shift 2 ;;
+        --sprt) sprt="${2:?--sprt needs ELO0 ELO1} ${3:?--sprt needs ELO0 ELO1}"; shift 3 ;;
+        --no-sprt) sprt=none; shift ;;
+        --alpha) alpha=${2:?--alpha needs a value}; shift 2 ;;
+        --beta) beta=${2:?--beta needs a value}; shift 2 ;;
+        -h|--help) usage 0 ;;
+        --) shift; break ;;
+        -*) echo "smp_match: unknown option $1" >&2; usage >&2 ;;
+        *) break ;;
+    esac
+done
+[[ $# -ge 2 ]] || usage >&2
+binary=$1
+out=$2
+shift 2
+if [[ "${1:-}" == "--" ]]; then shift; fi
+if [[ ! -x "$binary" ]]; then
+    echo "smp_match: $binary is not an executable" >&2
+    exit 1
+fi
+if ! [[ -z "$pairs" || "$pairs" =~ ^[1-9][0-9]*$ ]]; then
+    echo "smp_match: --pairs must be a positive number, got '$pairs'" >&2
+    exit 1
+fi
+
+# A frozen copy of the binary for the whole match.
+frozen_dir=$(mktemp -d)
+trap 'rm -rf "$frozen_dir"' EXIT
+frozen="$frozen_dir/lazuli"
+cp "$binary" "$frozen"
+id_name=$(printf 'uci\nquit\n' | "$frozen" | sed -n 's/^id name //p')
+echo "smp_match: $mode match of $binary ($id_name, sha256 $(sha256sum "$frozen" | cut -c1-12))"
+
+case "$mode" in
+    threads)
+        engines=(--engine name=lazuli-2t "cmd=$frozen" option.Threads=2
+                 --engine name=lazuli-1t "cmd=$frozen" option.Threads=1)
+        names=(lazuli-2t lazuli-1t)
+        event="Lazuli 2 threads vs 1 thread"
+        pairs=${pairs:-100}
+        [[ "$sprt" != default ]] || sprt=none
+        ;;
+    helpers)
+        if ! printf 'uci\nquit\n' | "$frozen" | grep -q '^option name SMP Helpers '; then
+            echo "smp_match: $binary has no 'SMP Helpers' option" >&2
+            exit 1
+        fi
+        engines=(--engine name=lazuli-skip "cmd=$frozen" option.Threads=2 "option.SMP Helpers=skip"
+                 --engine name=lazuli-identical "cmd=$frozen" option.Threads=2
+                 "option.SMP Helpers=identical")
+        names=(lazuli-skip lazuli-identical)
+        event="Lazuli SMP helpers: skip vs identical, 2 threads"
+        pairs=${pairs:-1000}
+        [[ "$sprt" != default ]] || sprt="0 5"
+        ;;
+esac
+
+args=("${engines[@]}" --each option.Hash=16 --tc "$tc" --pairs "$pairs" --concurrency 1
+      --stop-on-bug "${names[0]}" --stop-on-bug "${names[1]}"
+      --event "$event ($tc)" --pgn "$out.pgn" --json "$out.json")
+if [[ "$sprt" != none ]]; then
+    read -r elo0 elo1 <<<"$sprt"
+    args+=(--sprt "$elo0" "$elo1" --alpha "$alpha" --beta "$beta")
+fi
+
+status=0
+"$python" "$here/match.py" "${args[@]}" "$@" || status=$?
+exit "$status"

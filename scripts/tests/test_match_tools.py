@@ -1,0 +1,203 @@
+"""Tests of the match tooling: statistics, adjudication, clocks, openings and bug detection.
+
+Run: .venv/bin/python -m unittest discover -s scripts/tests
+"""
+
+import math
+import os
+import sys
+import threading
+import unittest
+
+import chess
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SCRIPTS = os.path.dirname(HERE)
+sys.path.insert(0, SCRIPTS)
+
+from lazuli_match import transcript  # noqa: E402
+from lazuli_match.adjudication import AdjudicationRules, Adjudicator  # noqa: E402
+from lazuli_match.engines import EnginePlayer, EngineSpec  # noqa: E402
+from lazuli_match.game import (  # noqa: E402
+    BUG_CRASH, BUG_ILLEGAL_MOVE, BUG_TIME_FORFEIT, GameSettings, play_game, rules_outcome,
+)
+from lazuli_match.openings import Opening, load_openings  # noqa: E402
+from lazuli_match.stats import (  # noqa: E402
+    NELO_SCALE, PAIR_SCORES, Sprt, logistic_score, pentanomial_elo,
+)
+from lazuli_match.timecontrol import TimeControl  # noqa: E402
+
+FAKE = os.path.join(HERE, "fake_engine.py")
+
+
+def approx_llr_logistic(penta, elo0, elo1):
+    """The normal approximation of the GSPRT, which the exact LLR must approach."""
+    pairs = sum(penta)
+    probs = [c / pairs for c in penta]
+    mu = sum(s * p for s, p in zip(PAIR_SCORES, probs))
+    var = sum(p * (s - mu) ** 2 for s, p in zip(PAIR_SCORES, probs))
+    s0, s1 = logistic_score(elo0), logistic_score(elo1)
+    return pairs * (s1 - s0) * (2 * mu - s0 - s1) / (2 * var)
+
+
+def approx_llr_normalized(penta, elo0, elo1):
+    pairs = sum(penta)
+    probs = [c / pairs for c in penta]
+    mu = sum(s * p for s, p in zip(PAIR_SCORES, probs))
+    var = sum(p * (s - mu) ** 2 for s, p in zip(PAIR_SCORES, probs))
+    t = (mu - 0.5) / math.sqrt(var)
+    t0, t1 = (math.sqrt(2) * e / NELO_SCALE for e in (elo0, elo1))
+    return pairs * (t1 - t0) * (2 * t - t0 - t1) / 2
+
+
+class StatsTest(unittest.TestCase):
+    def test_even_match_is_zero_elo(self):
+        est = pentanomial_elo([10, 40, 100, 40, 10])
+        self.assertAlmostEqual(est.elo, 0.0)
+        self.assertAlmostEqual(est.lower, -est.upper)
+        self.assertAlmostEqual(est.los, 0.5)
+
+    def test_mirrored_results_mirror_elo(self):
+        a = pentanomial_elo([5, 30, 100, 50, 15])
+        b = pentanomial_elo([15, 50, 100, 30, 5])
+        self.assertAlmostEqual(a.elo, -b.elo)
+        self.assertAlmostEqual(a.error, b.error)
+
+    def test_error_shrinks_with_games(self):
+        small = pentanomial_elo([5, 30, 100, 50, 15])
+        big = pentanomial_elo([50, 300, 1000, 500, 150])
+        self.assertAlmostEqual(small.elo, big.elo)
+        self.assertAlmostEqual(small.error / big.error, math.sqrt(10), delta=0.05)
+
+    def test_exact_llr_matches_normal_approximation_on_large_samples(self):
+        penta = [300, 2000, 5000, 2300, 400]
+        for model, approx in (("logistic", approx_llr_logistic),
+                              ("normalized", approx_llr_normalized)):
+            exact = Sprt(0.0, 5.0, model=model).llr(penta)
+            self.assertAlmostEqual(exact, approx(penta, 0.0, 5.0), delta=0.05 * abs(exact))
+
+    def test_sprt_decisions(self):
+        sprt = Sprt(0.0, 10.0)
+        self.assertAlmostEqual(sprt.upper_bound, math.log(19))
+        self.assertEqual(sprt.decision(3.0), "H1")
+        self.assertEqual(sprt.decision(-3.0), "H0")
+        self.assertIsNone(sprt.decision(0.0))
+        self.assertGreater(sprt.llr([5, 50, 200, 150, 60]), sprt.upper_bound)
+        self.assertLess(sprt.llr([60, 150, 200, 50, 5]), sprt.lower_bound)
+
+
+class AdjudicationTest(unittest.TestCase):
+    def test_resign_needs_both_sides_for_four_moves(self):
+        adj = Adjudicator(AdjudicationRules())
+        board = chess.Board()
+        for _ in range(3):
+            adj.record(chess.WHITE, 1200)
+            adj.record(chess.BLACK, 1100)
+        self.assertIsNone(adj.verdict(board))
+        adj.record(chess.WHITE, 1200)
+        self.assertIsNone(adj.verdict(board))
+        adj.record(chess.BLACK, 1100)
+        self.assertEqual(adj.verdict(board)[0], chess.WHITE)
+
+    def test_resign_needs_agreement(self):
+        adj = Adjudicator(AdjudicationRules())
+        for _ in range(4):
+            adj.record(chess.WHITE, 1200)
+            adj.record(chess.BLACK, -1100)
+        self.assertIsNone(adj.verdict(chess.Board()))
+
+    def test_draw_only_after_move_40(self):
+        adj = Adjudicator(AdjudicationRules())
+        for _ in range(8):
+            adj.record(chess.WHITE, 5)
+            adj.record(chess.BLACK, -3)
+        early = chess.Board()
+        late = chess.Board()
+        late.fullmove_number = 40
+        self.assertIsNone(adj.verdict(early))
+        self.assertEqual(adj.verdict(late), (None, "both engines agree the game is drawn"))
+        adj.record(chess.WHITE, None)
+        self.assertIsNone(adj.verdict(late))
+
+
+class RulesAndClockTest(unittest.TestCase):
+    def test_repetition_ends_only_when_it_happened(self):
+        board = chess.Board()
+        for move in ("g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6", "f3g1"):
+            board.push_uci(move)
+            self.assertIsNone(rules_outcome(board))
+        board.push_uci("f6g8")
+        self.assertEqual(rules_outcome(board), ("1/2-1/2", "threefold repetition"))
+
+    def test_clock_flags_without_grace(self):
+        clock = TimeControl.parse_clock("1+0.1").new_clock()
+        self.assertTrue(clock.spend(chess.WHITE, 0.9))
+        self.assertAlmostEqual(clock.remaining[chess.WHITE], 0.2)
+        self.assertFalse(clock.spend(chess.WHITE, 0.2001))
+
+    def test_bad_time_controls(self):
+        for text in ("", "10+", "abc", "0+1"):
+            with self.assertRaises(ValueError):
+                TimeControl.parse_clock(text)
+
+
+class OpeningsTest(unittest.TestCase):
+    def test_project_openings_are_legal_balanced_and_distinct(self):
+        openings = load_openings(os.path.join(SCRIPTS, "openings.epd"))
+        self.assertGreaterEqual(len(openings), 200)
+        self.assertEqual(len({o.fen for o in openings}), len(openings))
+        for opening in openings:
+            board = opening.board()
+            self.assertFalse(board.is_game_over())
+
+
+class BugDetectionTest(unittest.TestCase):
+    """Games against a fake engine that misbehaves after a few moves."""
+
+    @classmethod
+    def setUpClass(cls):
+        transcript.install()
+
+    def play(self, mode, hang_timeout=0.3):
+        good = EnginePlayer(EngineSpec("good", sys.executable, [FAKE, "good"]), "good")
+        bad = EnginePlayer(EngineSpec("bad", sys.executable, [FAKE, mode]), "bad")
+        settings = GameSettings(TimeControl.parse_clock("1+0.01"), AdjudicationRules(),
+                                hang_timeout=hang_timeout)
+        opening = Opening(0, "test", chess.STARTING_FEN)
+        try:
+            return play_game(good, bad, opening, settings, "1.1", threading.Event())
+        finally:
+            good.close()
+            bad.close()
+
+    def check(self, mode, kind, hang_timeout=0.3):
+        result = self.play(mode, hang_timeout)
+        self.assertIsNotNone(result.bug)
+        self.assertEqual(result.bug.engine, "bad")
+        self.assertEqual(result.bug.kind, kind)
+        self.assertEqual(result.result, "1-0")
+        self.assertTrue(any("go " in line for line in result.bug.transcript))
+        return result
+
+    def test_illegal_move(self):
+        self.check("illegal", BUG_ILLEGAL_MOVE)
+
+    def test_crash(self):
+        self.check("crash", BUG_CRASH)
+
+    def test_hang(self):
+        self.check("hang", BUG_TIME_FORFEIT)
+
+    def test_late_move(self):
+        # Answers after twice its clock, before the watchdog: charged and flagged, not killed.
+        result = self.check("slow", BUG_TIME_FORFEIT, hang_timeout=5.0)
+        self.assertIn("over by", result.bug.detail)
+
+    def test_clean_game(self):
+        result = self.play("good")
+        self.assertIsNone(result.bug)
+        self.assertIn(result.result, ("1-0", "0-1", "1/2-1/2"))
+
+
+if __name__ == "__main__":
+    unittest.main()
