@@ -454,3 +454,31 @@ fn go_right_after_stop_waits_for_the_old_search() {
         }
     }
 }
+
+#[test]
+fn threads_and_hash_change_between_searches_and_quit_is_prompt() {
+    let mut engine = Engine::start();
+    engine.send("position startpos moves e2e4");
+    for (threads, hash) in [(1, 16), (64, 32), (3, 8)] {
+        engine.send(&format!("setoption name Threads value {threads}"));
+        engine.send(&format!("setoption name Hash value {hash}"));
+        engine.sync();
+        engine.send("go depth 6");
+        let lines = engine.read_until("bestmove", Duration::from_secs(60));
+        assert_ne!(bestmove(&lines), "0000", "{threads} threads");
+    }
+    // Quit in the middle of a 64-thread search.
+    engine.send("setoption name Threads value 64");
+    engine.send("go infinite");
+    std::thread::sleep(Duration::from_millis(300));
+    let start = Instant::now();
+    engine.send("quit");
+    loop {
+        if let Some(status) = engine.child.try_wait().expect("wait for the engine") {
+            assert!(status.success(), "exit status {status}");
+            break;
+        }
+        assert!(start.elapsed() < Duration::from_secs(5), "quit took too long");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
