@@ -15,6 +15,7 @@ Engines run one at a time, so they never compete for the cores. Example:
 """
 
 import argparse
+import re
 import statistics
 import subprocess
 import sys
@@ -27,7 +28,7 @@ import chess.engine
 def bench_positions(lazuli: str, count: int) -> list[str]:
     """The FENs of `lazuli bench` (its first lines name them), spread over the list."""
     out = subprocess.run([lazuli, "bench", "1"], capture_output=True, text=True, check=True).stdout
-    fens = [line.split("  ", 1)[1].strip() for line in out.splitlines() if line.startswith("position")]
+    fens = [m.group(1).strip() for m in re.finditer(r"^position\s+\d+\s+nodes\s+\d+\s+(.+)$", out, re.M)]
     step = len(fens) / count
     return [fens[int(i * step)] for i in range(count)]
 
