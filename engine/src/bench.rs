@@ -3,9 +3,8 @@
 //! search's behaviour does, and every functional commit records it (`Bench: <nodes>`).
 
 use crate::board::{Board, Position};
-use crate::search::{Limits, SearchControl, Searcher, SharedState, SilentReporter};
+use crate::search::{Limits, Searcher};
 use crate::tt::TranspositionTable;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 pub const DEFAULT_BENCH_DEPTH: i32 = 12;
@@ -82,26 +81,13 @@ impl BenchResult {
 pub fn run_bench(depth: i32, mut per_position: impl FnMut(usize, &str, u64)) -> BenchResult {
     let tt = TranspositionTable::new(BENCH_HASH_MB);
     let mut searcher = Searcher::new(true);
-    let control = SearchControl::default();
-    let counter = AtomicU64::new(0);
-    let total = || counter.load(Ordering::Relaxed);
-    let ctx = SharedState {
-        tt: &tt,
-        control: &control,
-        nodes: &counter,
-        total_nodes: &total,
-        reporter: &SilentReporter,
-        tb: None,
-        on_iteration: None,
-    };
     let mut nodes = 0;
     let start = Instant::now();
     for (i, fen) in BENCH_POSITIONS.iter().enumerate() {
         let pos = Position::from_fen(fen).expect("bench positions are valid");
         let board = Board::new(pos);
-        tt.new_search();
         let limits = Limits { depth: Some(depth), ..Limits::default() };
-        let result = searcher.search(&board, &limits, &ctx);
+        let result = searcher.search_alone(&board, &limits, &tt, None);
         per_position(i, fen, result.nodes);
         nodes += result.nodes;
     }

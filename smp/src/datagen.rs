@@ -17,7 +17,7 @@
 use engine::board::{Board, Color, Position};
 use engine::movegen::{count_legal_moves, legal_moves};
 use engine::search::score::{is_mate_score, MATE_BOUND};
-use engine::search::{Limits, SearchControl, Searcher, SharedState, SilentReporter};
+use engine::search::{Limits, Searcher};
 use engine::tt::TranspositionTable;
 use parking_lot::Mutex;
 use std::collections::HashSet;
@@ -78,18 +78,6 @@ fn play_game(
     }
     searcher.clear();
     tt.clear(1);
-    let control = SearchControl::default();
-    let counter = AtomicU64::new(0);
-    let total = || counter.load(Ordering::Relaxed);
-    let ctx = SharedState {
-        tt,
-        control: &control,
-        nodes: &counter,
-        total_nodes: &total,
-        reporter: &SilentReporter,
-        tb: None,
-        on_iteration: None,
-    };
     let mut records = Vec::new();
     let mut decided_plies = 0;
     let result = loop {
@@ -111,10 +99,8 @@ fn play_game(
         if board.plies() >= 400 {
             break 0.5;
         }
-        tt.new_search();
-        control.reset(false);
         let limits = Limits { nodes: Some(config.nodes_per_move), ..Limits::default() };
-        let searched = searcher.search(&board, &limits, &ctx);
+        let searched = searcher.search_alone(&board, &limits, tt, None);
         let white_score = searched.score * pos.side_to_move().sign();
         let mv = searched.best_move;
         if mv.is_null() {

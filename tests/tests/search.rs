@@ -3,10 +3,9 @@
 use engine::board::{Board, Move, Position};
 use engine::movegen::legal_moves;
 use engine::search::score::{mate_in, mated_in, MATE, MATE_BOUND};
-use engine::search::{Limits, SearchControl, SearchResult, Searcher, SharedState, SilentReporter};
+use engine::search::{Limits, SearchResult, Searcher};
 use engine::tt::TranspositionTable;
 use lazuli_tests::read_epd;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 fn search_board(
     searcher: &mut Searcher,
@@ -14,20 +13,7 @@ fn search_board(
     board: &Board,
     limits: Limits,
 ) -> SearchResult {
-    let control = SearchControl::default();
-    let counter = AtomicU64::new(0);
-    let total = || counter.load(Ordering::Relaxed);
-    let ctx = SharedState {
-        tt,
-        control: &control,
-        nodes: &counter,
-        total_nodes: &total,
-        reporter: &SilentReporter,
-        tb: None,
-        on_iteration: None,
-    };
-    tt.new_search();
-    searcher.search(board, &limits, &ctx)
+    searcher.search_alone(board, &limits, tt, None)
 }
 
 fn search_fen(fen: &str, limits: Limits) -> SearchResult {

@@ -4,7 +4,7 @@
 use engine::board::{Board, Color, Position};
 use engine::movegen::{count_legal_moves, legal_moves};
 use engine::search::score::{MATE_BOUND, TB_WIN};
-use engine::search::{Limits, SearchControl, SearchResult, Searcher, SharedState, SilentReporter, TbContext};
+use engine::search::{Limits, SearchResult, Searcher, TbContext};
 use engine::tb::{Tablebases, Wdl};
 use engine::tt::TranspositionTable;
 use lazuli_tests::{data_dir, read_epd};
@@ -95,22 +95,10 @@ fn search_with_tb(
     board: &Board,
     nodes: u64,
 ) -> (SearchResult, u64) {
-    let control = SearchControl::default();
-    let counter = AtomicU64::new(0);
     let hits = AtomicU64::new(0);
-    let total = || counter.load(Ordering::Relaxed);
-    let ctx = SharedState {
-        tt,
-        control: &control,
-        nodes: &counter,
-        total_nodes: &total,
-        reporter: &SilentReporter,
-        tb: Some(TbContext { tables: tb, probe_depth: 1, probe_limit: 7, rule50: true, hits: &hits }),
-        on_iteration: None,
-    };
-    tt.new_search();
+    let tb = TbContext { tables: tb, probe_depth: 1, probe_limit: 7, rule50: true, hits: &hits };
     let limits = Limits { nodes: Some(nodes), ..Limits::default() };
-    let result = searcher.search(board, &limits, &ctx);
+    let result = searcher.search_alone(board, &limits, tt, Some(tb));
     (result, hits.load(Ordering::Relaxed))
 }
 

@@ -295,5 +295,32 @@ impl Searcher {
     }
 }
 
+impl Searcher {
+    /// A search on this thread alone (bench, data generation, tests): a new table generation,
+    /// its own stop flag and node counter, nothing reported.
+    pub fn search_alone(
+        &mut self,
+        board: &crate::board::Board,
+        limits: &Limits,
+        tt: &TranspositionTable,
+        tb: Option<TbContext<'_>>,
+    ) -> SearchResult {
+        let control = SearchControl::default();
+        let counter = AtomicU64::new(0);
+        let total = || counter.load(Ordering::Relaxed);
+        let ctx = SharedState {
+            tt,
+            control: &control,
+            nodes: &counter,
+            total_nodes: &total,
+            reporter: &SilentReporter,
+            tb,
+            on_iteration: None,
+        };
+        tt.new_search();
+        self.search(board, limits, &ctx)
+    }
+}
+
 /// Entries before ply 0, so `ply - 1` and `ply - 2` lookups need no bounds checks.
 const STACK_OFFSET: usize = 4;
