@@ -27,6 +27,7 @@ mod score;
 mod space;
 mod threats;
 mod trace;
+mod tuned;
 
 #[cfg(test)]
 mod tests;

@@ -1,8 +1,10 @@
 //! The one parameter set: every weight of the evaluation, as packed mg/eg `Score`s.
 //!
 //! A tuner sees the set as a flat list of `(name, mg, eg)` entries (`Params::list`) and writes
-//! entries back by index (`Params::set`). The defaults are PeSTO's material and tables (see
-//! `psqt.rs`) plus hand-set values for the other terms, awaiting tuning.
+//! entries back by index (`Params::set`); `Params::to_source` prints a set as Rust, which the
+//! tuner (`lazuli-tune`) writes to `tuned.rs`, the set the engine plays with. The fields below
+//! carry the hand-set starting values (`Params::HAND_SET`): PeSTO's material and tables (see
+//! `psqt.rs`) plus hand-set values for the other terms.
 //!
 //! Arrays indexed by "rank" use the rank relative to the owner (0 = its back rank). Arrays of six
 //! are indexed by piece type (pawn, knight, bishop, rook, queen, king).
@@ -25,6 +27,30 @@ trait Group {
     fn slots(&self) -> &[Score];
     fn slots_mut(&mut self) -> &mut [Score];
     fn element_name(&self, name: &str, index: usize) -> String;
+    /// The group as a Rust expression, e.g. `s(1, 2)` or `[s(1, 2), s(3, 4)]`.
+    fn source(&self) -> String;
+}
+
+fn score_source(score: &Score) -> String {
+    format!("s({}, {})", score.mg(), score.eg())
+}
+
+fn array_source(slots: &[Score], indent: &str) -> String {
+    let mut out = String::from("[");
+    for (i, score) in slots.iter().enumerate() {
+        if i % 8 == 0 {
+            out.push('\n');
+            out.push_str(indent);
+        } else {
+            out.push(' ');
+        }
+        out.push_str(&score_source(score));
+        out.push(',');
+    }
+    out.push('\n');
+    out.push_str(&indent[4..]);
+    out.push(']');
+    out
 }
 
 impl Group for Score {
@@ -36,6 +62,9 @@ impl Group for Score {
     }
     fn element_name(&self, name: &str, _: usize) -> String {
         name.to_string()
+    }
+    fn source(&self) -> String {
+        score_source(self)
     }
 }
 
@@ -57,6 +86,9 @@ impl<const N: usize> Group for [Score; N] {
     fn element_name(&self, name: &str, index: usize) -> String {
         format!("{name}[{}]", index_label(N, index))
     }
+    fn source(&self) -> String {
+        array_source(self, "        ")
+    }
 }
 
 impl<const N: usize, const M: usize> Group for [[Score; N]; M] {
@@ -69,18 +101,26 @@ impl<const N: usize, const M: usize> Group for [[Score; N]; M] {
     fn element_name(&self, name: &str, index: usize) -> String {
         format!("{name}[{}][{}]", index_label(M, index / N), index_label(N, index % N))
     }
+    fn source(&self) -> String {
+        let rows: Vec<String> = self.iter().map(|row| array_source(row, "            ")).collect();
+        format!("[\n        {},\n    ]", rows.join(",\n        "))
+    }
 }
 
 macro_rules! parameters {
     ($( $(#[doc = $doc:literal])* $name:ident : $ty:ty = $default:expr, )*) => {
-        /// Every weight of the evaluation. `Params::DEFAULT` is the built-in set.
+        /// Every weight of the evaluation. `Params::DEFAULT` is the built-in (tuned) set,
+        /// `Params::HAND_SET` the starting values written below.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Params {
             $( $(#[doc = $doc])* pub $name: $ty, )*
         }
 
         impl Params {
-            pub const DEFAULT: Params = Params { $( $name: $default, )* };
+            /// The hand-set starting values: PeSTO's material and tables, the rest set by hand.
+            pub const HAND_SET: Params = Params { $( $name: $default, )* };
+            /// The values the engine plays with, written by the Texel tuner into `tuned.rs`.
+            pub const DEFAULT: Params = super::tuned::TUNED;
 
             fn visit(&self, f: &mut dyn FnMut(&dyn Group, &'static str)) {
                 $( f(&self.$name, stringify!($name)); )*
@@ -273,6 +313,17 @@ impl Params {
         found
     }
 
+    /// The set as the body of a Rust struct expression (`Params { .. }`), one field per line
+    /// group, as the tuner writes it back into `tuned.rs`.
+    pub fn to_source(&self) -> String {
+        let mut out = String::from("Params {\n");
+        self.visit(&mut |group, name| {
+            out.push_str(&format!("    {name}: {},\n", group.source()));
+        });
+        out.push('}');
+        out
+    }
+
     /// Overwrite the `index`-th parameter. Returns false if there is no such parameter.
     /// Each half must fit in an `i16`.
     pub fn set(&mut self, index: usize, mg: i32, eg: i32) -> bool {
@@ -311,5 +362,15 @@ mod tests {
         assert_eq!(p.rook_open_file, Score::new(11, -12));
         assert!(!p.set(list.len(), 0, 0));
         assert_eq!(p.get(list.len()), None);
+    }
+
+    /// `tuned.rs` is exactly what `to_source` prints for the built-in set, so a tuner that
+    /// writes `to_source` output back produces the set it tuned.
+    #[test]
+    fn tuned_file_round_trips_through_to_source() {
+        let file = include_str!("tuned.rs");
+        let body = Params::DEFAULT.to_source();
+        assert!(file.contains(&format!("= {body};")), "tuned.rs differs from DEFAULT.to_source()");
+        assert_ne!(Params::HAND_SET.to_source(), String::new());
     }
 }

@@ -86,6 +86,14 @@ pub struct Trace {
     pub dead_draw: bool,
 }
 
+impl Trace {
+    /// The sum of all terms from White's point of view, before the phase blend and the
+    /// endgame scale.
+    pub fn total(&self) -> Score {
+        self.terms.iter().map(|[w, b]| *w - *b).sum()
+    }
+}
+
 impl Tracer for Trace {
     fn record(&mut self, term: Term, color: Color, score: Score) {
         self.terms[term as usize][color.index()] += score;
