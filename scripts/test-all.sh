@@ -12,6 +12,9 @@ cd "$(dirname "$0")/.."
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets -- -D warnings
 cargo test --release --workspace
+# The SPSA build (search constants as UCI options) must keep compiling and offering them.
+cargo clippy --workspace --all-targets --features lazuli/spsa -- -D warnings
+cargo test --release -p lazuli --features spsa --lib
 
 # The client tests drive the release binary.
 cargo build --release

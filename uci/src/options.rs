@@ -1,6 +1,7 @@
 //! The UCI options: name, type, default and range, and the typed value a `setoption` produces.
 
 use crate::command::shorten;
+use smp::engine::search::params::{Tunable, TUNABLES};
 
 pub const MAX_HASH_MB: i64 = 33_554_432;
 pub const MAX_THREADS: i64 = 1024;
@@ -53,6 +54,22 @@ pub const OPTIONS: &[OptionSpec] = &[
     },
 ];
 
+/// Every option: `OPTIONS`, then in a build with the `spsa` feature one spin option per tunable
+/// search constant (named as in `engine/src/search/params.rs`).
+pub fn all_options() -> impl Iterator<Item = OptionSpec> {
+    let fixed = OPTIONS.iter().map(|o| OptionSpec { name: o.name, kind: o.kind });
+    let tunables: &[Tunable] = if cfg!(feature = "spsa") { TUNABLES } else { &[] };
+    fixed.chain(tunables.iter().map(|t| OptionSpec {
+        name: t.name,
+        kind: OptionKind::Spin { default: t.default as i64, min: t.min as i64, max: t.max as i64 },
+    }))
+}
+
+/// Whether `name` is a tunable search constant (only offered as an option by `spsa` builds).
+pub fn is_tunable(name: &str) -> bool {
+    cfg!(feature = "spsa") && TUNABLES.iter().any(|t| t.name == name)
+}
+
 /// How an empty string value is written in the `uci` answer, and accepted in `setoption`.
 pub const EMPTY: &str = "<empty>";
 
@@ -67,8 +84,7 @@ pub enum OptionValue {
 
 /// The `option ...` lines of the `uci` answer.
 pub fn uci_lines() -> Vec<String> {
-    OPTIONS
-        .iter()
+    all_options()
         .map(|o| match o.kind {
             OptionKind::Spin { default, min, max } => {
                 format!("option name {} type spin default {default} min {min} max {max}", o.name)
@@ -90,8 +106,7 @@ pub fn uci_lines() -> Vec<String> {
 /// Find the option (names are case-insensitive, as the UCI specification says) and check the
 /// value against its type and range. Returns the canonical name.
 pub fn validate(name: &str, value: Option<&str>) -> Result<(&'static str, OptionValue), String> {
-    let spec = OPTIONS
-        .iter()
+    let spec = all_options()
         .find(|o| o.name.eq_ignore_ascii_case(name))
         .ok_or_else(|| format!("unknown option '{}'", shorten(name)))?;
     let value = match (spec.kind, value) {
@@ -169,7 +184,8 @@ mod tests {
             validate("Debug Log File", None),
             Ok(("Debug Log File", OptionValue::String(String::new())))
         );
-        assert_eq!(uci_lines().len(), OPTIONS.len());
+        assert_eq!(uci_lines().len(), all_options().count());
+        assert_eq!(validate("RFP_MARGIN", Some("75")).is_ok(), cfg!(feature = "spsa"));
         assert!(uci_lines().contains(&"option name Debug Log File type string default <empty>".to_string()));
     }
 }

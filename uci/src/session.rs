@@ -270,6 +270,14 @@ impl Session {
                     self.info(&e);
                 }
             }
+            (name, OptionValue::Spin(value)) if options::is_tunable(name) => {
+                if self.is_searching() {
+                    self.info(&format!("{name} ignored during a search"));
+                } else {
+                    self.pool.wait();
+                    smp::engine::search::params::set_tunable(name, value as i32);
+                }
+            }
             _ => self.info(&format!("option '{name}' cannot take that value")),
         }
     }

@@ -14,14 +14,20 @@ use std::sync::atomic::Ordering;
 /// Root moves are announced (`currmove`) only once the search has run this long.
 const CURRMOVE_DELAY: std::time::Duration = std::time::Duration::from_secs(3);
 
+fn hundredths(value: i32) -> f64 {
+    value as f64 / 100.0
+}
+
 /// `reductions[noisy][depth][move number]` for late move reductions.
 pub(super) fn reduction_table() -> Box<[[[i32; 64]; 64]; 2]> {
     let mut table = Box::new([[[0; 64]; 64]; 2]);
     for depth in 1..64 {
         for count in 1..64 {
             let product = (depth as f64).ln() * (count as f64).ln();
-            table[0][depth][count] = (LMR_QUIET_BASE + product / LMR_QUIET_DIVISOR) as i32;
-            table[1][depth][count] = (LMR_NOISY_BASE + product / LMR_NOISY_DIVISOR).max(0.0) as i32;
+            table[0][depth][count] =
+                (hundredths(LMR_QUIET_BASE()) + product / hundredths(LMR_QUIET_DIVISOR())) as i32;
+            table[1][depth][count] =
+                (hundredths(LMR_NOISY_BASE()) + product / hundredths(LMR_NOISY_DIVISOR())).max(0.0) as i32;
         }
     }
     table
@@ -29,17 +35,17 @@ pub(super) fn reduction_table() -> Box<[[[i32; 64]; 64]; 2]> {
 
 #[inline]
 fn rfp_margin(depth: i32, improving: bool) -> i32 {
-    RFP_MARGIN * depth - RFP_IMPROVING_MARGIN * improving as i32
+    RFP_MARGIN() * depth - RFP_IMPROVING_MARGIN() * improving as i32
 }
 
 #[inline]
 fn lmp_threshold(depth: i32, improving: bool) -> i32 {
-    (LMP_BASE + depth * depth) / (2 - improving as i32)
+    (LMP_BASE() + depth * depth) / (2 - improving as i32)
 }
 
 #[inline]
 fn futility_margin(lmr_depth: i32) -> i32 {
-    FUTILITY_BASE + FUTILITY_PER_DEPTH * lmr_depth
+    FUTILITY_BASE() + FUTILITY_PER_DEPTH() * lmr_depth
 }
 
 /// Score and bound of a tablebase result found at `ply`. Wins and losses are bounds (the search
@@ -291,7 +297,8 @@ impl Searcher {
 
         if !PV && !in_check && excluded.is_null() {
             // Step 5. Razoring: hopeless positions drop into quiescence.
-            if depth <= RAZOR_MAX_DEPTH && alpha.abs() < MATE_BOUND && eval + RAZOR_MARGIN * depth < alpha {
+            if depth <= RAZOR_MAX_DEPTH() && alpha.abs() < MATE_BOUND && eval + RAZOR_MARGIN() * depth < alpha
+            {
                 let score = self.qsearch::<false>(board, ctx, alpha, alpha + 1, ply);
                 if score <= alpha {
                     return score;
@@ -299,7 +306,7 @@ impl Searcher {
             }
 
             // Step 6. Reverse futility pruning: far enough above beta, assume a cutoff.
-            if depth <= RFP_MAX_DEPTH
+            if depth <= RFP_MAX_DEPTH()
                 && eval.abs() < MATE_BOUND
                 && beta.abs() < MATE_BOUND
                 && eval - rfp_margin(depth, improving) >= beta
@@ -310,7 +317,7 @@ impl Searcher {
             // Step 7. Null move pruning: if passing still fails high, the node will. Not after
             // a null move, and not with only pawns left (zugzwang).
             let after_null = ply > 0 && self.ss(ply - 1).mv.is_null();
-            if depth >= NMP_MIN_DEPTH
+            if depth >= NMP_MIN_DEPTH()
                 && eval >= beta
                 && raw_eval >= beta
                 && !after_null
@@ -318,9 +325,9 @@ impl Searcher {
                 && ply >= self.nmp_min_ply
                 && beta > -MATE_BOUND
             {
-                let r = NMP_BASE_REDUCTION
-                    + depth / NMP_DEPTH_DIVISOR
-                    + ((eval - beta) / NMP_EVAL_DIVISOR).min(NMP_MAX_EVAL_REDUCTION);
+                let r = NMP_BASE_REDUCTION()
+                    + depth / NMP_DEPTH_DIVISOR()
+                    + ((eval - beta) / NMP_EVAL_DIVISOR()).min(NMP_MAX_EVAL_REDUCTION());
                 let entry = self.ss_mut(ply);
                 entry.mv = Move::NULL;
                 entry.piece = None;
@@ -333,7 +340,7 @@ impl Searcher {
                 }
                 if score >= beta {
                     let score = if score >= MATE_BOUND { beta } else { score };
-                    if depth < NMP_VERIFY_DEPTH || self.nmp_min_ply > 0 {
+                    if depth < NMP_VERIFY_DEPTH() || self.nmp_min_ply > 0 {
                         return score;
                     }
                     // Deep null-move cutoffs are verified without null moves near this ply.
@@ -348,8 +355,8 @@ impl Searcher {
 
             // Step 8. ProbCut: a capture that beats beta by a margin in a reduced search
             // almost surely beats beta in a full one.
-            let probcut_beta = beta + PROBCUT_MARGIN;
-            if depth >= PROBCUT_MIN_DEPTH
+            let probcut_beta = beta + PROBCUT_MARGIN();
+            if depth >= PROBCUT_MIN_DEPTH()
                 && beta.abs() < MATE_BOUND
                 && !tt_entry.is_some_and(|e| e.depth >= depth - 3 && e.score < probcut_beta)
             {
@@ -363,7 +370,7 @@ impl Searcher {
 
         // Step 9. Internal iterative reduction: without a table move, this node was not searched
         // before and is probably less important.
-        if (PV || cut_node) && depth >= IIR_MIN_DEPTH && tt_move.is_null() {
+        if (PV || cut_node) && depth >= IIR_MIN_DEPTH() && tt_move.is_null() {
             depth -= 1;
         }
 
@@ -401,7 +408,7 @@ impl Searcher {
             // move so far loses to a mate, not with only pawns left).
             if !root && best_score > -MATE_BOUND && has_pieces {
                 let lmr_depth = (depth - self.reduction(quiet, depth, move_count)).max(0);
-                if quiet && depth <= LMP_MAX_DEPTH && move_count >= lmp_threshold(depth, improving) {
+                if quiet && depth <= LMP_MAX_DEPTH() && move_count >= lmp_threshold(depth, improving) {
                     picker.skip_quiets();
                     if !gives_check {
                         continue;
@@ -409,22 +416,24 @@ impl Searcher {
                 }
                 if quiet && !gives_check {
                     if !in_check
-                        && lmr_depth <= FUTILITY_MAX_DEPTH
+                        && lmr_depth <= FUTILITY_MAX_DEPTH()
                         && alpha.abs() < MATE_BOUND
                         && eval + futility_margin(lmr_depth) <= alpha
                     {
                         picker.skip_quiets();
                         continue;
                     }
-                    if lmr_depth <= HISTORY_PRUNING_MAX_DEPTH && history < -HISTORY_PRUNING_MARGIN * depth {
-                        continue;
-                    }
-                    if lmr_depth <= SEE_PRUNING_MAX_DEPTH
-                        && !pos.see_ge(mv, -SEE_QUIET_MARGIN * lmr_depth * lmr_depth)
+                    if lmr_depth <= HISTORY_PRUNING_MAX_DEPTH() && history < -HISTORY_PRUNING_MARGIN() * depth
                     {
                         continue;
                     }
-                } else if depth <= SEE_PRUNING_MAX_DEPTH && !pos.see_ge(mv, -SEE_NOISY_MARGIN * depth * depth)
+                    if lmr_depth <= SEE_PRUNING_MAX_DEPTH()
+                        && !pos.see_ge(mv, -SEE_QUIET_MARGIN() * lmr_depth * lmr_depth)
+                    {
+                        continue;
+                    }
+                } else if depth <= SEE_PRUNING_MAX_DEPTH()
+                    && !pos.see_ge(mv, -SEE_NOISY_MARGIN() * depth * depth)
                 {
                     continue;
                 }
@@ -437,13 +446,13 @@ impl Searcher {
             if let Some(entry) = tt_entry {
                 if !root
                     && mv == tt_move
-                    && depth >= SE_MIN_DEPTH
-                    && entry.depth >= depth - SE_TT_DEPTH_MARGIN
+                    && depth >= SE_MIN_DEPTH()
+                    && entry.depth >= depth - SE_TT_DEPTH_MARGIN()
                     && entry.bound & BOUND_LOWER != 0
                     && entry.score.abs() < MATE_BOUND
                     && ply < 2 * self.root_depth as usize
                 {
-                    let singular_beta = entry.score - SE_BETA_SCALE * depth;
+                    let singular_beta = entry.score - SE_BETA_SCALE() * depth;
                     let singular_depth = (depth - 1) / 2;
                     self.ss_mut(ply).excluded = mv;
                     let score = self.negamax::<false>(
@@ -462,8 +471,8 @@ impl Searcher {
                     if score < singular_beta {
                         extension = 1;
                         if !PV
-                            && score < singular_beta - SE_DOUBLE_MARGIN
-                            && self.ss(ply).double_extensions < SE_MAX_DOUBLE_EXTENSIONS
+                            && score < singular_beta - SE_DOUBLE_MARGIN()
+                            && self.ss(ply).double_extensions < SE_MAX_DOUBLE_EXTENSIONS()
                         {
                             extension = 2;
                         }
@@ -492,14 +501,14 @@ impl Searcher {
 
             // Step 14. Late move reductions with the re-search ladder, then PVS.
             let mut score = -INFINITY;
-            if depth >= LMR_MIN_DEPTH && move_count > 1 + root as i32 && (quiet || !tt_pv) {
+            if depth >= LMR_MIN_DEPTH() && move_count > 1 + root as i32 && (quiet || !tt_pv) {
                 let mut r = self.reduction(quiet, depth, move_count);
                 r += !improving as i32;
                 r += 2 * cut_node as i32;
                 r -= tt_pv as i32;
                 r -= gives_check as i32;
                 if quiet {
-                    r -= history / LMR_HISTORY_DIVISOR;
+                    r -= history / LMR_HISTORY_DIVISOR();
                 }
                 let reduced = (new_depth - r).clamp(1, new_depth.max(1));
                 score = -self.negamax::<false>(board, ctx, reduced, -alpha - 1, -alpha, ply + 1, true);
@@ -616,7 +625,7 @@ impl Searcher {
                 score = -self.negamax::<false>(
                     board,
                     ctx,
-                    depth - PROBCUT_REDUCTION,
+                    depth - PROBCUT_REDUCTION(),
                     -probcut_beta,
                     -probcut_beta + 1,
                     ply + 1,

@@ -37,6 +37,11 @@ impl Searcher {
         self.stopped = false;
         self.nmp_min_ply = 0;
         self.stack.iter_mut().for_each(|e| *e = StackEntry::default());
+        // The LMR coefficients may have been changed by UCI options since the last search.
+        #[cfg(feature = "spsa")]
+        {
+            self.reductions = super::alphabeta::reduction_table();
+        }
         ctx.nodes.store(0, Ordering::Relaxed);
 
         let legal = legal_moves(&root);
@@ -168,10 +173,10 @@ impl Searcher {
         pv_index: usize,
         reporter: &dyn Reporter,
     ) -> i32 {
-        let mut delta = ASPIRATION_DELTA
+        let mut delta = ASPIRATION_DELTA()
             + self.policy.aspiration_offset(self.thread_index)
             + (previous * previous / 16_384).min(100);
-        let (mut alpha, mut beta) = if depth >= ASPIRATION_MIN_DEPTH && previous.abs() < MATE_BOUND {
+        let (mut alpha, mut beta) = if depth >= ASPIRATION_MIN_DEPTH() && previous.abs() < MATE_BOUND {
             ((previous - delta).max(-INFINITY), (previous + delta).min(INFINITY))
         } else {
             (-INFINITY, INFINITY)

@@ -8,7 +8,7 @@ use crate::board::{Color, Move, Piece, PieceType};
 /// Bonus for a move that caused a cutoff at `depth` (and malus for those tried before it).
 #[inline]
 pub fn history_bonus(depth: i32) -> i32 {
-    (HISTORY_BONUS_SCALE * depth - HISTORY_BONUS_OFFSET).clamp(0, HISTORY_BONUS_MAX)
+    (HISTORY_BONUS_SCALE() * depth - HISTORY_BONUS_OFFSET()).clamp(0, HISTORY_BONUS_MAX())
 }
 
 #[inline]
@@ -130,11 +130,11 @@ mod tests {
     fn gravity_keeps_values_bounded() {
         let mut entry = 0i16;
         for _ in 0..1000 {
-            apply(&mut entry, HISTORY_BONUS_MAX);
+            apply(&mut entry, HISTORY_BONUS_MAX());
         }
         assert!(entry as i32 <= HISTORY_MAX && entry > 15_000);
         for _ in 0..1000 {
-            apply(&mut entry, -HISTORY_BONUS_MAX);
+            apply(&mut entry, -HISTORY_BONUS_MAX());
         }
         assert!(entry as i32 >= -HISTORY_MAX && entry < -15_000);
     }

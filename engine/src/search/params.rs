@@ -1,77 +1,207 @@
-//! Every search constant, named, in one place. A later tuning build exposes these for SPSA.
+//! Every search constant, named, in one place.
+//!
+//! Each tunable constant is declared once below with its default, the range SPSA may explore and
+//! the step (OpenBench's `C_end`) it perturbs by. Code reads it through a function of the same
+//! name: in a normal build the function returns the constant, so it compiles exactly like one; a
+//! build with the `spsa` feature keeps every value in an atomic that the UCI option of the same
+//! name sets, and `lazuli spsa` prints the list in the format OpenBench's SPSA tuner reads.
+//!
+//! The LMR table's coefficients are in hundredths; a `spsa` build rebuilds the table before each
+//! search so that changed options take effect.
 
-// Aspiration windows.
-pub const ASPIRATION_MIN_DEPTH: i32 = 5;
-pub const ASPIRATION_DELTA: i32 = 15;
+#![allow(non_snake_case)]
 
-// Razoring: drop into quiescence when far below alpha.
-pub const RAZOR_MAX_DEPTH: i32 = 3;
-pub const RAZOR_MARGIN: i32 = 250;
+/// A tunable search constant as SPSA sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Tunable {
+    pub name: &'static str,
+    pub default: i32,
+    pub min: i32,
+    pub max: i32,
+    pub step: i32,
+}
 
-// Reverse futility pruning.
-pub const RFP_MAX_DEPTH: i32 = 8;
-pub const RFP_MARGIN: i32 = 75;
-pub const RFP_IMPROVING_MARGIN: i32 = 60;
-
-// Null move pruning.
-pub const NMP_MIN_DEPTH: i32 = 3;
-pub const NMP_BASE_REDUCTION: i32 = 3;
-pub const NMP_DEPTH_DIVISOR: i32 = 3;
-pub const NMP_EVAL_DIVISOR: i32 = 200;
-pub const NMP_MAX_EVAL_REDUCTION: i32 = 3;
-/// From this depth on, a null-move cutoff is verified by a reduced search without null moves.
-pub const NMP_VERIFY_DEPTH: i32 = 14;
-
-// ProbCut.
-pub const PROBCUT_MIN_DEPTH: i32 = 5;
-pub const PROBCUT_MARGIN: i32 = 200;
-pub const PROBCUT_REDUCTION: i32 = 4;
-
-// Internal iterative reduction.
-pub const IIR_MIN_DEPTH: i32 = 4;
-
-// Late move pruning: quiet moves beyond `(LMP_BASE + depth^2) / (2 - improving)` are skipped.
-pub const LMP_MAX_DEPTH: i32 = 8;
-pub const LMP_BASE: i32 = 3;
-
-// Futility pruning of quiet moves.
-pub const FUTILITY_MAX_DEPTH: i32 = 8;
-pub const FUTILITY_BASE: i32 = 90;
-pub const FUTILITY_PER_DEPTH: i32 = 100;
-
-// History pruning of quiet moves.
-pub const HISTORY_PRUNING_MAX_DEPTH: i32 = 3;
-pub const HISTORY_PRUNING_MARGIN: i32 = 2500;
-
-// SEE pruning in the main search.
-pub const SEE_PRUNING_MAX_DEPTH: i32 = 8;
-pub const SEE_QUIET_MARGIN: i32 = 60;
-pub const SEE_NOISY_MARGIN: i32 = 30;
-
-// Quiescence search.
-pub const QS_DELTA_MARGIN: i32 = 150;
-pub const QS_SEE_THRESHOLD: i32 = 0;
-
-// Singular extensions.
-pub const SE_MIN_DEPTH: i32 = 7;
-pub const SE_TT_DEPTH_MARGIN: i32 = 3;
-pub const SE_BETA_SCALE: i32 = 1;
-pub const SE_DOUBLE_MARGIN: i32 = 20;
-pub const SE_MAX_DOUBLE_EXTENSIONS: i32 = 6;
-
-// Late move reductions: `LMR_BASE + ln(depth) * ln(moves) / LMR_DIVISOR` (in hundredths).
-pub const LMR_MIN_DEPTH: i32 = 3;
-pub const LMR_QUIET_BASE: f64 = 0.80;
-pub const LMR_QUIET_DIVISOR: f64 = 2.30;
-pub const LMR_NOISY_BASE: f64 = -0.10;
-pub const LMR_NOISY_DIVISOR: f64 = 3.00;
-pub const LMR_HISTORY_DIVISOR: i32 = 8192;
-
-// Histories.
+/// The largest magnitude a history entry reaches (not tuned: the picker's scales rely on it).
 pub const HISTORY_MAX: i32 = 16_384;
-pub const HISTORY_BONUS_SCALE: i32 = 170;
-pub const HISTORY_BONUS_OFFSET: i32 = 100;
-pub const HISTORY_BONUS_MAX: i32 = 1_600;
 
-// Good/bad capture split in the move picker (SEE threshold).
-pub const PICKER_GOOD_NOISY_SEE: i32 = -20;
+macro_rules! tunables {
+    ($( $(#[doc = $doc:literal])* $name:ident = $default:literal, $min:literal..=$max:literal, step $step:literal; )*) => {
+        /// Every tunable constant, in declaration order.
+        pub const TUNABLES: &[Tunable] = &[
+            $( Tunable { name: stringify!($name), default: $default, min: $min, max: $max, step: $step }, )*
+        ];
+
+        $(
+            $(#[doc = $doc])*
+            #[cfg(not(feature = "spsa"))]
+            #[inline(always)]
+            pub const fn $name() -> i32 {
+                $default
+            }
+
+            $(#[doc = $doc])*
+            #[cfg(feature = "spsa")]
+            #[inline(always)]
+            pub fn $name() -> i32 {
+                spsa::values::$name.load(std::sync::atomic::Ordering::Relaxed)
+            }
+        )*
+
+        #[cfg(feature = "spsa")]
+        pub mod spsa {
+            use std::sync::atomic::AtomicI32;
+
+            pub(super) mod values {
+                use super::AtomicI32;
+                $( pub static $name: AtomicI32 = AtomicI32::new($default); )*
+            }
+
+            /// The atomic behind each tunable, in `TUNABLES` order.
+            pub static CELLS: &[&AtomicI32] = &[ $( &values::$name, )* ];
+        }
+    };
+}
+
+tunables! {
+
+    // Aspiration windows.
+    ASPIRATION_MIN_DEPTH = 5, 2..=8, step 1;
+    ASPIRATION_DELTA = 15, 5..=40, step 3;
+
+    // Razoring: drop into quiescence when far below alpha.
+    RAZOR_MAX_DEPTH = 3, 1..=5, step 1;
+    RAZOR_MARGIN = 250, 100..=500, step 25;
+
+    // Reverse futility pruning.
+    RFP_MAX_DEPTH = 8, 4..=12, step 1;
+    RFP_MARGIN = 75, 40..=150, step 8;
+    RFP_IMPROVING_MARGIN = 60, 20..=120, step 8;
+
+    // Null move pruning.
+    NMP_MIN_DEPTH = 3, 2..=5, step 1;
+    NMP_BASE_REDUCTION = 3, 2..=5, step 1;
+    NMP_DEPTH_DIVISOR = 3, 2..=6, step 1;
+    NMP_EVAL_DIVISOR = 200, 100..=400, step 20;
+    NMP_MAX_EVAL_REDUCTION = 3, 1..=5, step 1;
+    /// From this depth on, a null-move cutoff is verified by a reduced search without null moves.
+    NMP_VERIFY_DEPTH = 14, 8..=20, step 1;
+
+    // ProbCut.
+    PROBCUT_MIN_DEPTH = 5, 3..=8, step 1;
+    PROBCUT_MARGIN = 200, 100..=350, step 15;
+    PROBCUT_REDUCTION = 4, 3..=6, step 1;
+
+    // Internal iterative reduction.
+    IIR_MIN_DEPTH = 4, 2..=8, step 1;
+
+    // Late move pruning: quiet moves beyond `(LMP_BASE + depth^2) / (2 - improving)` are skipped.
+    LMP_MAX_DEPTH = 8, 4..=12, step 1;
+    LMP_BASE = 3, 1..=8, step 1;
+
+    // Futility pruning of quiet moves.
+    FUTILITY_MAX_DEPTH = 8, 4..=12, step 1;
+    FUTILITY_BASE = 90, 30..=200, step 10;
+    FUTILITY_PER_DEPTH = 100, 50..=200, step 10;
+
+    // History pruning of quiet moves.
+    HISTORY_PRUNING_MAX_DEPTH = 3, 1..=6, step 1;
+    HISTORY_PRUNING_MARGIN = 2500, 500..=6000, step 300;
+
+    // SEE pruning in the main search.
+    SEE_PRUNING_MAX_DEPTH = 8, 4..=12, step 1;
+    SEE_QUIET_MARGIN = 60, 20..=120, step 6;
+    SEE_NOISY_MARGIN = 30, 10..=80, step 5;
+
+    // Quiescence search.
+    QS_DELTA_MARGIN = 150, 50..=400, step 20;
+    QS_SEE_THRESHOLD = 0, -100..=100, step 10;
+
+    // Singular extensions.
+    SE_MIN_DEPTH = 7, 4..=10, step 1;
+    SE_TT_DEPTH_MARGIN = 3, 1..=5, step 1;
+    SE_BETA_SCALE = 1, 1..=4, step 1;
+    SE_DOUBLE_MARGIN = 20, 0..=60, step 4;
+    SE_MAX_DOUBLE_EXTENSIONS = 6, 2..=12, step 1;
+
+    // Late move reductions: `LMR_BASE + ln(depth) * ln(moves) / LMR_DIVISOR` (in hundredths).
+    LMR_MIN_DEPTH = 3, 2..=5, step 1;
+    LMR_QUIET_BASE = 80, 0..=200, step 10;
+    LMR_QUIET_DIVISOR = 230, 150..=400, step 15;
+    LMR_NOISY_BASE = -10, -100..=100, step 10;
+    LMR_NOISY_DIVISOR = 300, 150..=500, step 20;
+    LMR_HISTORY_DIVISOR = 8192, 2048..=16384, step 800;
+
+    // Histories.
+    HISTORY_BONUS_SCALE = 170, 50..=400, step 20;
+    HISTORY_BONUS_OFFSET = 100, 0..=400, step 25;
+    HISTORY_BONUS_MAX = 1600, 600..=4000, step 200;
+
+    // Good/bad capture split in the move picker (SEE threshold).
+    PICKER_GOOD_NOISY_SEE = -20, -150..=50, step 10;
+}
+
+/// Sets the tunable `name` (case-insensitive) to `value`; false if there is no such constant or
+/// the value is outside its range. Only a `spsa` build can change anything.
+pub fn set_tunable(name: &str, value: i32) -> bool {
+    let Some(index) = TUNABLES.iter().position(|t| t.name.eq_ignore_ascii_case(name)) else {
+        return false;
+    };
+    let tunable = TUNABLES[index];
+    if !(tunable.min..=tunable.max).contains(&value) {
+        return false;
+    }
+    #[cfg(feature = "spsa")]
+    {
+        spsa::CELLS[index].store(value, std::sync::atomic::Ordering::Relaxed);
+        true
+    }
+    #[cfg(not(feature = "spsa"))]
+    {
+        value == tunable.default
+    }
+}
+
+/// The tunables in OpenBench's SPSA input format: `name, int, value, min, max, C_end, R_end`.
+pub fn openbench_spsa_input() -> String {
+    TUNABLES
+        .iter()
+        .map(|t| format!("{}, int, {}, {}, {}, {}, 0.002\n", t.name, t.default, t.min, t.max, t.step))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_lie_in_their_ranges_and_names_are_unique() {
+        for (i, t) in TUNABLES.iter().enumerate() {
+            assert!(t.min <= t.default && t.default <= t.max, "{}", t.name);
+            assert!(t.step > 0 && t.step <= t.max - t.min, "{}", t.name);
+            assert!(TUNABLES[..i].iter().all(|u| u.name != t.name), "{} twice", t.name);
+        }
+        assert_eq!(
+            RFP_MARGIN(),
+            TUNABLES.iter().find(|t| t.name == "RFP_MARGIN").map(|t| t.default).unwrap_or(0)
+        );
+    }
+
+    #[test]
+    fn openbench_lines_have_seven_fields() {
+        let text = openbench_spsa_input();
+        assert_eq!(text.lines().count(), TUNABLES.len());
+        for line in text.lines() {
+            let fields: Vec<&str> = line.split(", ").collect();
+            assert_eq!(fields.len(), 7, "{line}");
+            assert_eq!(fields[1], "int");
+            assert!(fields[2..6].iter().all(|f| f.parse::<i32>().is_ok()), "{line}");
+        }
+    }
+
+    #[test]
+    fn out_of_range_or_unknown_values_are_refused() {
+        assert!(!set_tunable("NO_SUCH_CONSTANT", 1));
+        assert!(!set_tunable("RFP_MARGIN", 10_000));
+        assert!(set_tunable("rfp_margin", RFP_MARGIN()));
+    }
+}

@@ -166,7 +166,7 @@ impl MovePicker {
                             }
                             return Some(mv);
                         }
-                        if pos.see_ge(mv, PICKER_GOOD_NOISY_SEE)
+                        if pos.see_ge(mv, PICKER_GOOD_NOISY_SEE())
                             && !mv.promotion().is_some_and(|p| p != PieceType::Queen)
                         {
                             return Some(mv);

@@ -89,14 +89,14 @@ impl Searcher {
                 if !mv.is_promotion() && !picker.gives_check(&pos, mv) {
                     let victim =
                         pos.piece_on(mv.to()).map_or(SEE_VALUES[0], |p| SEE_VALUES[p.kind().index()]);
-                    let futility = best_score + victim + QS_DELTA_MARGIN;
+                    let futility = best_score + victim + QS_DELTA_MARGIN();
                     if futility <= alpha {
                         best_score = best_score.max(futility);
                         continue;
                     }
                 }
                 // Losing captures are not worth resolving.
-                if !pos.see_ge(mv, QS_SEE_THRESHOLD) {
+                if !pos.see_ge(mv, QS_SEE_THRESHOLD()) {
                     continue;
                 }
             }
