@@ -28,10 +28,12 @@ struct Config {
     hand_set: bool,
     threads: usize,
     output: PathBuf,
+    l2: f64,
+    min_positions: usize,
 }
 
 const USAGE: &str = "usage: lazuli-tune --data FILE [--data FILE ...] [--limit N] [--rounds N] [--epochs N] \
-[--rate R] [--lambda L] [--start default|hand-set] [--threads N] [--output PATH]";
+[--rate R] [--lambda L] [--l2 X] [--min-positions N] [--start default|hand-set] [--threads N] [--output PATH]";
 
 fn parse_args() -> Result<Config, String> {
     let mut config = Config {
@@ -44,6 +46,8 @@ fn parse_args() -> Result<Config, String> {
         hand_set: false,
         threads: 0,
         output: PathBuf::from("engine/src/eval/tuned.rs"),
+        l2: 5e-9,
+        min_positions: 500,
     };
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut it = args.iter();
@@ -72,6 +76,8 @@ fn parse_args() -> Result<Config, String> {
             }
             "--threads" => config.threads = value.parse().map_err(|_| bad())?,
             "--output" => config.output = PathBuf::from(value),
+            "--l2" => config.l2 = value.parse().ok().filter(|l: &f64| *l >= 0.0).ok_or_else(bad)?,
+            "--min-positions" => config.min_positions = value.parse().map_err(|_| bad())?,
             _ => return Err(format!("unknown argument {flag}\n{USAGE}")),
         }
     }
@@ -131,10 +137,12 @@ fn run(config: &Config) -> Result<(), String> {
         report.malformed,
         clock.elapsed().as_secs_f64()
     );
-    // Every 20th position is held out to check that the fit generalises.
+    // Every 20th block of 2,000 lines is held out to check that the fit generalises. Datagen
+    // writes each game's positions together, so blocks keep (nearly) whole games on one side:
+    // positions of one game are too alike for a per-position split to be a fair test.
     let (mut train, mut valid) = (Vec::new(), Vec::new());
     for (i, entry) in positions.into_iter().enumerate() {
-        if i % 20 == 19 {
+        if (i / 2000) % 20 == 19 {
             valid.push(entry);
         } else {
             train.push(entry);
@@ -157,6 +165,33 @@ fn run(config: &Config) -> Result<(), String> {
             clock.elapsed().as_secs_f64()
         );
         let mut delta = vec![0.0; 2 * len];
+        // Parameters too few positions touch are left alone: Adam's normalised steps would
+        // otherwise move them as far as the common ones on almost no evidence.
+        let mut touched = vec![0usize; len];
+        for sample in &samples {
+            for c in sample.linear.coefficients.iter() {
+                touched[c.index as usize] += 1;
+            }
+        }
+        let frozen: Vec<bool> = touched.iter().map(|&n| n < config.min_positions).collect();
+        // Distance of this round's base from the starting set, for the L2 pull towards it.
+        let offset: Vec<f64> = (0..2 * len)
+            .map(|i| {
+                let (now, then) = (params.get(i / 2).expect("in range"), start.get(i / 2).expect("in range"));
+                if i % 2 == 0 {
+                    (now.mg() - then.mg()) as f64
+                } else {
+                    (now.eg() - then.eg()) as f64
+                }
+            })
+            .collect();
+        if round == 0 {
+            eprintln!(
+                "{} of {len} parameters touched by fewer than {} positions are frozen",
+                frozen.iter().filter(|&&f| f).count(),
+                config.min_positions
+            );
+        }
         if round == 0 {
             objective.k = fit_k(&samples, &delta);
             let errors = (true_error(&train, &params, objective), true_error(&valid, &params, objective));
@@ -168,7 +203,10 @@ fn run(config: &Config) -> Result<(), String> {
         }
         let mut adam = Adam::new(2 * len, config.rate / (1 << round) as f64);
         for epoch in 1..=config.epochs {
-            let grad = objective.gradient(&samples, &delta);
+            let mut grad = objective.gradient(&samples, &delta);
+            for (i, g) in grad.iter_mut().enumerate() {
+                *g = if frozen[i / 2] { 0.0 } else { *g + 2.0 * config.l2 * (offset[i] + delta[i]) };
+            }
             adam.step(&mut delta, &grad);
             if epoch % 50 == 0 || epoch == config.epochs {
                 eprintln!("  epoch {epoch}: model error {:.6}", objective.error(&samples, &delta));
@@ -199,8 +237,15 @@ fn run(config: &Config) -> Result<(), String> {
             names.join(", ")
         ),
         format!(
-            "K {:.4}, lambda {}, {} rounds of {} Adam epochs, rate {}.",
-            objective.k, config.lambda, config.rounds, config.epochs, config.rate
+            "K {:.4}, lambda {}, {} rounds of {} Adam epochs, rate {}, L2 {:e} towards the start, \
+             parameters seen in fewer than {} positions frozen.",
+            objective.k,
+            config.lambda,
+            config.rounds,
+            config.epochs,
+            config.rate,
+            config.l2,
+            config.min_positions
         ),
         format!(
             "Error (train / held out): before {before_train:.6} / {before_valid:.6}, after {:.6} / {:.6}.",
