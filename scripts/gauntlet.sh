@@ -16,6 +16,7 @@ name="lazuli-$(basename "$binary" | sed 's/^lazuli-//')"
 args=(--gauntlet --engine "name=$name" "cmd=$binary" option.Threads=1)
 for rung in ${RUNGS:-glaurung toga2}; do
     case "$rung" in
+        gnuchess)  args+=(--engine name=gnuchess cmd=/usr/games/gnuchess arg=--uci option.OwnBook=false) ;;
         glaurung)  args+=(--engine name=glaurung cmd=/usr/games/glaurung option.OwnBook=false option.Threads=1) ;;
         toga2)     args+=(--engine name=toga2 cmd=/usr/games/toga2 option.OwnBook=false "option.Number of Threads=1") ;;
         ethereal)  args+=(--engine name=ethereal cmd=/usr/games/ethereal-chess option.Threads=1) ;;
