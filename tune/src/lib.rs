@@ -19,4 +19,5 @@
 pub mod coefficients;
 pub mod dataset;
 pub mod optimizer;
+pub mod tuner;
 pub mod writeback;

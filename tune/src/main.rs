@@ -8,14 +8,12 @@
 //! Writes the tuned set to `--output` (default `engine/src/eval/tuned.rs`) as Rust source the
 //! engine compiles. With `--rounds 0` it writes the starting set unchanged.
 
-use engine::eval::{evaluate_uncached, Params};
-use rayon::prelude::*;
+use engine::eval::Params;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
-use tune::coefficients::Layout;
-use tune::dataset::{self, Labelled};
-use tune::optimizer::{fit_k, sigmoid, Adam, Objective, Sample};
+use tune::dataset;
+use tune::tuner::{tune, Settings};
 use tune::writeback;
 
 struct Config {
@@ -87,41 +85,6 @@ fn parse_args() -> Result<Config, String> {
     Ok(config)
 }
 
-/// Linearises every position around `params`; dead draws are dropped.
-fn linearise(positions: &[Labelled], params: &Params) -> Vec<Sample> {
-    let layout = Layout::new(params);
-    positions
-        .par_iter()
-        .map_init(
-            || params.clone(),
-            |scratch, entry| {
-                layout.linearise(&entry.position, params, scratch).map(|linear| Sample {
-                    linear,
-                    score: entry.score,
-                    result: entry.result,
-                })
-            },
-        )
-        .flatten()
-        .collect()
-}
-
-/// The error of the engine's real (integer) evaluation, not the model.
-fn true_error(positions: &[Labelled], params: &Params, objective: Objective) -> f64 {
-    let sum: f64 = positions
-        .par_iter()
-        .map(|entry| {
-            let stm = evaluate_uncached(&entry.position, params) as f64;
-            let white = stm * entry.position.side_to_move().sign() as f64;
-            let target = objective.lambda * entry.result as f64
-                + (1.0 - objective.lambda) * sigmoid(objective.k, entry.score as f64);
-            let diff = sigmoid(objective.k, white) - target;
-            diff * diff
-        })
-        .sum();
-    sum / positions.len().max(1) as f64
-}
-
 fn run(config: &Config) -> Result<(), String> {
     let start = if config.hand_set { Params::HAND_SET } else { Params::DEFAULT };
     if config.rounds == 0 {
@@ -149,80 +112,18 @@ fn run(config: &Config) -> Result<(), String> {
         }
     }
 
-    let mut params = start.clone();
-    let len = params.len();
-    let mut objective = Objective { k: 1.0, lambda: config.lambda };
-    let mut first_errors = None;
-    for round in 0..config.rounds {
-        let clock = Instant::now();
-        let samples = linearise(&train, &params);
-        let coefficients: usize = samples.iter().map(|s| s.linear.coefficients.len()).sum();
-        eprintln!(
-            "round {}: linearised {} positions ({:.1} coefficients each) in {:.1} s",
-            round + 1,
-            samples.len(),
-            coefficients as f64 / samples.len().max(1) as f64,
-            clock.elapsed().as_secs_f64()
-        );
-        let mut delta = vec![0.0; 2 * len];
-        // Parameters too few positions touch are left alone: Adam's normalised steps would
-        // otherwise move them as far as the common ones on almost no evidence.
-        let mut touched = vec![0usize; len];
-        for sample in &samples {
-            for c in sample.linear.coefficients.iter() {
-                touched[c.index as usize] += 1;
-            }
-        }
-        let frozen: Vec<bool> = touched.iter().map(|&n| n < config.min_positions).collect();
-        // Distance of this round's base from the starting set, for the L2 pull towards it.
-        let offset: Vec<f64> = (0..2 * len)
-            .map(|i| {
-                let (now, then) = (params.get(i / 2).expect("in range"), start.get(i / 2).expect("in range"));
-                if i % 2 == 0 {
-                    (now.mg() - then.mg()) as f64
-                } else {
-                    (now.eg() - then.eg()) as f64
-                }
-            })
-            .collect();
-        if round == 0 {
-            eprintln!(
-                "{} of {len} parameters touched by fewer than {} positions are frozen",
-                frozen.iter().filter(|&&f| f).count(),
-                config.min_positions
-            );
-        }
-        if round == 0 {
-            objective.k = fit_k(&samples, &delta);
-            let errors = (true_error(&train, &params, objective), true_error(&valid, &params, objective));
-            eprintln!(
-                "K = {:.4}; error before: train {:.6}, validation {:.6}",
-                objective.k, errors.0, errors.1
-            );
-            first_errors = Some(errors);
-        }
-        let mut adam = Adam::new(2 * len, config.rate / (1 << round) as f64);
-        for epoch in 1..=config.epochs {
-            let mut grad = objective.gradient(&samples, &delta);
-            for (i, g) in grad.iter_mut().enumerate() {
-                *g = if frozen[i / 2] { 0.0 } else { *g + 2.0 * config.l2 * (offset[i] + delta[i]) };
-            }
-            adam.step(&mut delta, &grad);
-            if epoch % 50 == 0 || epoch == config.epochs {
-                eprintln!("  epoch {epoch}: model error {:.6}", objective.error(&samples, &delta));
-            }
-        }
-        params = writeback::apply(&params, &delta);
-        eprintln!(
-            "round {} done in {:.1} s: error train {:.6}, validation {:.6}",
-            round + 1,
-            clock.elapsed().as_secs_f64(),
-            true_error(&train, &params, objective),
-            true_error(&valid, &params, objective)
-        );
-    }
-    let (before_train, before_valid) = first_errors.unwrap_or((0.0, 0.0));
-    let after = (true_error(&train, &params, objective), true_error(&valid, &params, objective));
+    let settings = Settings {
+        rounds: config.rounds,
+        epochs: config.epochs,
+        rate: config.rate,
+        lambda: config.lambda,
+        l2: config.l2,
+        min_positions: config.min_positions,
+    };
+    let outcome = tune(&train, &valid, &start, &settings, &mut |line| eprintln!("{line}"));
+    let (before_train, before_valid) = outcome.before;
+    let (after, params) = (outcome.after, outcome.params);
+    let k = outcome.k;
     let names: Vec<String> = config
         .data
         .iter()
@@ -239,13 +140,7 @@ fn run(config: &Config) -> Result<(), String> {
         format!(
             "K {:.4}, lambda {}, {} rounds of {} Adam epochs, rate {}, L2 {:e} towards the start, \
              parameters seen in fewer than {} positions frozen.",
-            objective.k,
-            config.lambda,
-            config.rounds,
-            config.epochs,
-            config.rate,
-            config.l2,
-            config.min_positions
+            k, config.lambda, config.rounds, config.epochs, config.rate, config.l2, config.min_positions
         ),
         format!(
             "Error (train / held out): before {before_train:.6} / {before_valid:.6}, after {:.6} / {:.6}.",
