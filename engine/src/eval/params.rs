@@ -347,7 +347,7 @@ mod tests {
 
     #[test]
     fn list_get_and_set_agree() {
-        let mut p = Params::DEFAULT;
+        let mut p = Params::HAND_SET;
         let list = p.list();
         assert_eq!(list.len(), p.len());
         assert_eq!(list[0], Param { name: "material[p]".into(), mg: 82, eg: 94 });
