@@ -6,6 +6,9 @@
 #
 #   (default)      engine a lazuli-2t (Threads=2) against engine b lazuli-1t (Threads=1);
 #                  100 pairs, no SPRT: an Elo estimate of the second thread
+#   --reference    the same 2-thread against 1-thread match for another UCI engine: BINARY is
+#                  that engine (e.g. /usr/games/ethereal-chess), named after its file; the
+#                  yardstick for what a second thread should gain
 #   --helpers      engine a lazuli-skip (SMP Helpers=skip) against engine b lazuli-identical
 #                  (SMP Helpers=identical), both Threads=2; SPRT [0, 5] normalised Elo
 #                  (does skip gain?), stopped at 1000 pairs at most
@@ -28,7 +31,7 @@ here="$(cd "$(dirname "$0")" && pwd)"
 python="${PYTHON:-$here/../.venv/bin/python}"
 
 usage() {
-    sed -n '5,17p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '5,20p' "$0" | sed 's/^# \{0,1\}//'
     exit "${1:-1}"
 }
 
@@ -41,6 +44,7 @@ beta=0.05
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --helpers) mode=helpers; shift ;;
+        --reference) mode=reference; shift ;;
         --tc) tc=${2:?--tc needs BASE+INC}; shift 2 ;;
         --pairs) pairs=${2:?--pairs needs a number}; shift 2 ;;
         --sprt) sprt="${2:?--sprt needs ELO0 ELO1} ${3:?--sprt needs ELO0 ELO1}"; shift 3 ;;
@@ -81,6 +85,15 @@ case "$mode" in
                  --engine name=lazuli-1t "cmd=$frozen" option.Threads=1)
         names=(lazuli-2t lazuli-1t)
         event="Lazuli 2 threads vs 1 thread"
+        pairs=${pairs:-100}
+        [[ "$sprt" != default ]] || sprt=none
+        ;;
+    reference)
+        base=$(basename "$binary")
+        engines=(--engine "name=$base-2t" "cmd=$frozen" option.Threads=2
+                 --engine "name=$base-1t" "cmd=$frozen" option.Threads=1)
+        names=("$base-2t" "$base-1t")
+        event="$id_name 2 threads vs 1 thread"
         pairs=${pairs:-100}
         [[ "$sprt" != default ]] || sprt=none
         ;;
