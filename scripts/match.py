@@ -10,7 +10,8 @@ Example: Lazuli against Toga II at 10+0.1 s, 100 pairs from the project's openin
         --each option.Hash=16 --tc 10+0.1 --pairs 100 --pgn /tmp/lazuli-toga.pgn
 
 Exit status: 0 when every game was played cleanly, 2 when an engine crashed, sent an illegal
-move or lost on time (see the ``.bugs.txt`` file next to the PGN), 1 on a setup error.
+move or lost on time (see the ``.bugs.txt`` file next to the PGN), 1 on a setup error, 3 when the
+runner itself failed during the match (an engine that cannot start, for example).
 """
 
 from __future__ import annotations
@@ -146,6 +147,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f"match.py: {err}", file=sys.stderr)
         return 1
     bugs = runner.run()
+    if runner.fatal_errors:
+        return 3
     return 2 if bugs else 0
 
 

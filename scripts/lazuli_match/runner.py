@@ -78,6 +78,9 @@ class MatchRunner:
         self._no_new_pairs = threading.Event()  # finish started pairs, start no new ones
         self._abort = threading.Event()  # stop now; unfinished games are not counted
         self._stop_reason = ""
+        # Errors of the runner itself (an engine that cannot start, a broken pipe): not engine
+        # bugs, but the match is not valid either.
+        self.fatal_errors: List[str] = []
         self._games_done = 0
         self._started_at = time.monotonic()
         self._pgn = open(config.pgn_path, "a", encoding="utf-8") if config.pgn_path else None
@@ -151,11 +154,10 @@ class MatchRunner:
         )
 
     def _worker(self, number: int) -> None:
-        players = {
-            index: EnginePlayer(spec, f"{spec.name}#w{number}")
-            for index, spec in enumerate(self.config.engines)
-        }
+        players = {}
         try:
+            for index, spec in enumerate(self.config.engines):
+                players[index] = EnginePlayer(spec, f"{spec.name}#w{number}")
             while True:
                 job = self._next_job()
                 if job is None:
@@ -170,6 +172,8 @@ class MatchRunner:
                 self._record(job, result)
         except Exception as err:  # noqa: BLE001 - a setup error ends the match, loudly
             self.out.write(f"worker {number}: fatal error: {err}\n")
+            with self._lock:
+                self.fatal_errors.append(f"worker {number}: {err}")
             self._stop(f"fatal error: {err}", hard=True)
         finally:
             for player in players.values():

@@ -6,6 +6,7 @@ Run: .venv/bin/python -m unittest discover -s scripts/tests
 import math
 import os
 import sys
+import tempfile
 import threading
 import unittest
 
@@ -197,6 +198,26 @@ class BugDetectionTest(unittest.TestCase):
         result = self.play("good")
         self.assertIsNone(result.bug)
         self.assertIn(result.result, ("1-0", "0-1", "1/2-1/2"))
+
+
+class RunnerFailureTest(unittest.TestCase):
+    """An error of the runner itself (not an engine bug) must not end with a clean exit."""
+
+    def test_runner_error_exits_3(self):
+        import match
+        from unittest import mock
+
+        def broken(*_args, **_kwargs):
+            raise RuntimeError("runner failure")
+
+        with tempfile.TemporaryDirectory() as tmp, \
+                mock.patch("lazuli_match.runner.play_game", broken):
+            status = match.main([
+                "--engine", "name=a", f"cmd={sys.executable}", f"arg={FAKE}", "arg=good",
+                "--engine", "name=b", f"cmd={sys.executable}", f"arg={FAKE}", "arg=good",
+                "--tc", "1+0.01", "--pairs", "1", "--json", f"{tmp}/out.json",
+            ])
+        self.assertEqual(status, 3)
 
 
 if __name__ == "__main__":
