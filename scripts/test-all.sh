@@ -14,7 +14,7 @@ cargo clippy --workspace --all-targets -- -D warnings
 cargo test --release --workspace
 # The SPSA build (search constants as UCI options) must keep compiling and offering them.
 cargo clippy --workspace --all-targets --features lazuli/spsa -- -D warnings
-cargo test --release -p lazuli --features spsa --lib
+cargo test --profile dev -p lazuli --features spsa --lib options
 
 # The client tests drive the release binary.
 cargo build --release
