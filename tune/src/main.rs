@@ -111,6 +111,9 @@ fn run(config: &Config) -> Result<(), String> {
             train.push(entry);
         }
     }
+    if train.is_empty() {
+        return Err("no usable positions to tune on".to_string());
+    }
 
     let settings = Settings {
         rounds: config.rounds,

@@ -30,7 +30,13 @@ pub fn sigmoid(k: f64, e: f64) -> f64 {
 impl Objective {
     #[inline]
     pub fn target(&self, sample: &Sample) -> f64 {
-        self.lambda * sample.result as f64 + (1.0 - self.lambda) * sigmoid(self.k, sample.score as f64)
+        self.target_of(sample.result, sample.score)
+    }
+
+    /// The target of a game result and a search score (centipawns, White's view).
+    #[inline]
+    pub fn target_of(&self, result: f32, score: f32) -> f64 {
+        self.lambda * result as f64 + (1.0 - self.lambda) * sigmoid(self.k, score as f64)
     }
 
     /// Mean squared error of the modelled evaluation at `delta`.

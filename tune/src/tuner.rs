@@ -56,9 +56,7 @@ pub fn true_error(positions: &[Labelled], params: &Params, objective: Objective)
         .map(|entry| {
             let stm = evaluate_uncached(&entry.position, params) as f64;
             let white = stm * entry.position.side_to_move().sign() as f64;
-            let target = objective.lambda * entry.result as f64
-                + (1.0 - objective.lambda) * sigmoid(objective.k, entry.score as f64);
-            let diff = sigmoid(objective.k, white) - target;
+            let diff = sigmoid(objective.k, white) - objective.target_of(entry.result, entry.score);
             diff * diff
         })
         .sum();

@@ -114,11 +114,9 @@ impl fmt::Display for Trace {
         writeln!(f, "          Term |     White     |     Black     |     Total")?;
         writeln!(f, "               |   MG     EG   |   MG     EG   |   MG     EG")?;
         writeln!(f, "---------------+---------------+---------------+--------------")?;
-        let mut sum = Score::ZERO;
         for term in Term::ALL {
             let [w, b] = self.terms[term as usize];
             let total = w - b;
-            sum += total;
             writeln!(
                 f,
                 "{:>14} | {:>6} {:>6} | {:>6} {:>6} | {:>6} {:>6}",
@@ -136,8 +134,8 @@ impl fmt::Display for Trace {
             f,
             "{:>14} |               |               | {:>6} {:>6}",
             "Total",
-            pawns(sum.mg()),
-            pawns(sum.eg())
+            pawns(self.total().mg()),
+            pawns(self.total().eg())
         )?;
         writeln!(f)?;
         if self.dead_draw {
