@@ -33,8 +33,8 @@ def bench_positions(lazuli: str, count: int) -> list[str]:
     return [fens[int(i * step)] for i in range(count)]
 
 
-def configure(engine: chess.engine.SimpleEngine, name: str, threads: int, hash_mb: int) -> None:
-    options = {"Hash": hash_mb}
+def configure(engine: chess.engine.SimpleEngine, threads: int, hash_mb: int, extra: dict) -> None:
+    options = {"Hash": hash_mb, **extra}
     thread_option = "Threads"
     if thread_option in engine.options:
         options[thread_option] = threads
@@ -44,10 +44,10 @@ def configure(engine: chess.engine.SimpleEngine, name: str, threads: int, hash_m
     engine.configure(options)
 
 
-def measure(cmd: str, name: str, threads: int, fens: list[str], depth: int, movetime: float, hash_mb: int):
+def measure(cmd: str, threads: int, fens: list[str], depth: int, movetime: float, hash_mb: int, extra: dict):
     engine = chess.engine.SimpleEngine.popen_uci(cmd)
     try:
-        configure(engine, name, threads, hash_mb)
+        configure(engine, threads, hash_mb, extra)
         nodes = 0
         spent = 0.0
         for fen in fens:
@@ -80,22 +80,39 @@ def main() -> int:
     parser.add_argument("--positions", type=int, default=24)
     parser.add_argument("--movetime", type=float, default=1.0)
     parser.add_argument("--hash", type=int, default=64)
+    parser.add_argument("--lazuli-option", action="append", default=[], metavar="NAME=VALUE",
+                        help="a UCI option for Lazuli, e.g. 'SMP Helpers=skip' (repeatable)")
+    parser.add_argument("--engines", default="lazuli,ethereal,stockfish",
+                        help="which engines to measure, comma-separated")
     args = parser.parse_args()
+    lazuli_options = {}
+    for item in args.lazuli_option:
+        name, sep, value = item.partition("=")
+        if not sep:
+            parser.error(f"--lazuli-option needs NAME=VALUE, got {item!r}")
+        lazuli_options[name.strip()] = value.strip()
 
     fens = bench_positions(args.lazuli, args.positions)
     thread_counts = [int(t) for t in args.threads.split(",")]
-    engines = [
-        ("lazuli", args.lazuli, args.depth_lazuli),
-        ("ethereal", args.ethereal, args.depth_ethereal),
-        ("stockfish", args.stockfish, args.depth_stockfish),
-    ]
+    known = {
+        "lazuli": (args.lazuli, args.depth_lazuli, lazuli_options),
+        "ethereal": (args.ethereal, args.depth_ethereal, {}),
+        "stockfish": (args.stockfish, args.depth_stockfish, {}),
+    }
+    chosen = [e.strip() for e in args.engines.split(",") if e.strip()]
+    unknown = [e for e in chosen if e not in known]
+    if unknown:
+        parser.error(f"unknown engine(s) {unknown}; choose from {sorted(known)}")
+    engines = [(name, *known[name]) for name in chosen]
+    if lazuli_options:
+        print(f"lazuli options: {lazuli_options}")
     print(f"{len(fens)} positions, movetime {args.movetime}s for speed, hash {args.hash} MB")
     print(f"{'engine':10} {'threads':>7} {'nps':>12} {'nps x':>7} {'depth':>5} {'ttd med s':>9} {'ttd x med':>9}")
-    for name, cmd, depth in engines:
+    for name, cmd, depth, extra in engines:
         base_nps, base_times = None, None
         for threads in thread_counts:
             print(f"measuring {name} with {threads} thread(s)...", file=sys.stderr)
-            nps, times = measure(cmd, name, threads, fens, depth, args.movetime, args.hash)
+            nps, times = measure(cmd, threads, fens, depth, args.movetime, args.hash, extra)
             if base_nps is None:
                 base_nps, base_times = nps, times
             speedups = [b / max(t, 1e-9) for b, t in zip(base_times, times)]

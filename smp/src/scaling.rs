@@ -13,7 +13,7 @@
 
 use crate::Pool;
 use engine::board::{Board, Position};
-use engine::search::{Limits, SearchResult, SilentReporter};
+use engine::search::{HelperPolicy, Limits, SearchResult, SilentReporter};
 use std::sync::mpsc::channel;
 use std::time::{Duration, Instant};
 
@@ -24,6 +24,8 @@ pub struct ScalingConfig {
     pub depth: i32,
     pub speed_time: Duration,
     pub hash_mb: usize,
+    /// How helper threads differ from the main thread (the `SMP Helpers` option).
+    pub policy: HelperPolicy,
 }
 
 /// Measurements of one thread count.
@@ -73,6 +75,7 @@ pub fn run(config: &ScalingConfig, mut progress: impl FnMut(&str)) -> Vec<Scalin
     let mut rows = Vec::new();
     for &threads in &config.threads {
         let mut pool = Pool::new(threads, config.hash_mb);
+        pool.set_policy(config.policy);
         progress(&format!("{threads} thread(s): speed"));
         let mut nodes = 0;
         let mut time = Duration::ZERO;

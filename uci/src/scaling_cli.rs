@@ -1,11 +1,12 @@
 //! `lazuli scaling`: the thread-scaling benchmark (see `smp::scaling` for the method).
 
 use smp::engine::bench::BENCH_POSITIONS;
+use smp::engine::search::HelperPolicy;
 use smp::scaling::{run, summarize, to_csv, to_table, ScalingConfig};
 use std::time::Duration;
 
 pub const USAGE: &str =
-    "lazuli scaling [--threads 1,2,4] [--depth D] [--positions N] [--speed-ms T] [--hash MB] [--csv FILE]";
+    "lazuli scaling [--threads 1,2,4] [--depth D] [--positions N] [--speed-ms T] [--hash MB]\n                      [--helpers identical|skip] [--csv FILE]";
 
 /// Thread counts 1, 2, 4, ... up to the logical cores, and the core count itself.
 fn default_threads() -> Vec<usize> {
@@ -22,9 +23,10 @@ fn parse_args(args: &[String]) -> Result<(ScalingConfig, Option<String>), String
     let mut config = ScalingConfig {
         threads: default_threads(),
         positions: Vec::new(),
-        depth: 14,
+        depth: 16,
         speed_time: Duration::from_millis(1000),
         hash_mb: 64,
+        policy: HelperPolicy::default(),
     };
     let mut count = 24;
     let mut csv = None;
@@ -44,6 +46,7 @@ fn parse_args(args: &[String]) -> Result<(ScalingConfig, Option<String>), String
             "--positions" => count = number(value()?)?.clamp(1, BENCH_POSITIONS.len() as u64) as usize,
             "--speed-ms" => config.speed_time = Duration::from_millis(number(value()?)?.max(10)),
             "--hash" => config.hash_mb = number(value()?)?.clamp(1, 1 << 20) as usize,
+            "--helpers" => config.policy = value()?.parse()?,
             "--csv" => csv = Some(value()?),
             other => return Err(format!("unknown argument '{other}'")),
         }
@@ -56,7 +59,7 @@ fn parse_args(args: &[String]) -> Result<(ScalingConfig, Option<String>), String
 
 pub fn scaling_command(args: &[String]) -> i32 {
     if args.iter().any(|a| a == "--help" || a == "-h") {
-        println!("usage: {USAGE}\n\nDefaults: threads 1,2,4,... up to the logical cores; depth 14; 24 positions spread over\nthe bench list; 1000 ms per position for speed; 64 MB hash. See smp/src/scaling.rs for the method.");
+        println!("usage: {USAGE}\n\nDefaults: threads 1,2,4,... up to the logical cores; depth 16; 24 positions spread over\nthe bench list; 1000 ms per position for speed; 64 MB hash; helpers as `SMP Helpers` (identical). See smp/src/scaling.rs for the method.");
         return 0;
     }
     let (config, csv) = match parse_args(args) {
@@ -67,11 +70,12 @@ pub fn scaling_command(args: &[String]) -> i32 {
         }
     };
     println!(
-        "Thread scaling: {} positions, time to depth {}, {} ms per position for speed, {} MB hash",
+        "Thread scaling: {} positions, time to depth {}, {} ms per position for speed, {} MB hash, helpers {}",
         config.positions.len(),
         config.depth,
         config.speed_time.as_millis(),
-        config.hash_mb
+        config.hash_mb,
+        config.policy
     );
     let rows = run(&config, |what| eprintln!("measuring {what}"));
     let summary = summarize(&rows);
@@ -84,4 +88,31 @@ pub fn scaling_command(args: &[String]) -> i32 {
         println!("wrote {path}");
     }
     0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn options_are_parsed_and_checked() {
+        let (config, csv) =
+            parse_args(&args(&["--threads", "1,3", "--depth", "9", "--positions", "4", "--helpers", "skip"]))
+                .expect("valid arguments");
+        assert_eq!(config.threads, vec![1, 3]);
+        assert_eq!(config.depth, 9);
+        assert_eq!(config.positions.len(), 4);
+        assert_eq!(config.policy, HelperPolicy::DepthSkip);
+        assert_eq!(csv, None);
+        let (config, _) = parse_args(&[]).expect("defaults");
+        assert_eq!(config.policy, HelperPolicy::Identical);
+        assert_eq!(config.positions.len(), 24);
+        for bad in [&["--helpers", "some"][..], &["--threads", "0"], &["--depth"], &["--frobnicate"]] {
+            assert!(parse_args(&args(bad)).is_err(), "{bad:?} accepted");
+        }
+    }
 }
