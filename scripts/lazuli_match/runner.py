@@ -20,7 +20,7 @@ from typing import Dict, Iterator, List, Optional, TextIO, Tuple
 from .engines import EnginePlayer, EngineSpec
 from .game import BUG_KINDS, GameResult, GameSettings, play_game
 from .openings import Opening
-from .stats import PENTA_LABELS, Sprt, Tally, pentanomial_elo
+from .stats import PENTA_LABELS, Sprt, Tally, format_elo, pentanomial_elo
 
 
 @dataclass
@@ -251,7 +251,7 @@ class MatchRunner:
         est = pentanomial_elo(tally.penta)
         text = f"pairs {tally.pairs} [{' '.join(map(str, tally.penta))}]"
         if est is not None:
-            text += f" Elo {est.elo:+.1f} +- {est.error:.1f}"
+            text += f" Elo {format_elo(est)}"
         if state.llr is not None and self.config.sprt is not None:
             sprt = self.config.sprt
             text += f" LLR {state.llr:.2f} ({sprt.lower_bound:.2f}, {sprt.upper_bound:.2f})"
@@ -299,7 +299,8 @@ class MatchRunner:
             if row["pairs"]:
                 penta = " ".join(f"{k} {v}" for k, v in row["pentanomial"].items())
                 self.out.write(f"  pairs {row['pairs']}: {penta}\n")
-                self.out.write(f"  Elo {row['elo']:+.1f} +- {row['elo_error_95']:.1f} (95%, "
+                est = pentanomial_elo(list(row["pentanomial"].values()))
+                self.out.write(f"  Elo {format_elo(est)} (95%, "
                                f"pentanomial), LOS {100.0 * row['los']:.1f}%, "
                                f"nElo {row['nelo']:+.1f}\n")
             if row["llr"] is not None:

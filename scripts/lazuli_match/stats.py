@@ -9,6 +9,11 @@ openings.
 
 Elo: the mean pair score ``mu`` maps to logistic Elo ``-400 log10(1/mu - 1)``; the 95% interval
 maps ``mu +- 1.96 * sqrt(var / pairs)`` the same way, and the reported error is half its width.
+Near a 100% (or 0%) score one end of the interval is infinite; the report then gives the interval
+itself, whose other end still bounds the Elo. When every pair scored the same (all won, say) the
+variance is zero and says nothing; the bound then comes from the "rule of three": with ``n``
+pairs and no other outcome seen, the share of other outcomes is below ``3 / n`` at 95%, and
+counting each as a lost pair gives ``mu >= 1 - 3 / n``.
 
 SPRT: the log-likelihood ratio is the generalised SPRT used by fastchess and fishtest (after
 Michel Van den Bergh, "Comments on Normalized Elo"): for each hypothesis, the pentanomial
@@ -109,6 +114,11 @@ def pentanomial_elo(penta: Sequence[int]) -> Optional[EloEstimate]:
     stderr = math.sqrt(var / pairs)
     lower = logistic_elo(mu - Z_95 * stderr)
     upper = logistic_elo(mu + Z_95 * stderr)
+    if stderr == 0.0:
+        # Every pair scored the same: bound the share of unseen outcomes by 3 / pairs.
+        unseen = 3.0 / pairs
+        lower = logistic_elo(mu - unseen) if mu - unseen > 0.0 else -math.inf
+        upper = logistic_elo(mu + unseen) if mu + unseen < 1.0 else math.inf
     error = (upper - lower) / 2.0 if math.isfinite(upper - lower) else math.inf
     if stderr > 0.0:
         los = 0.5 * (1.0 + math.erf((mu - 0.5) / (stderr * math.sqrt(2.0))))
@@ -120,6 +130,13 @@ def pentanomial_elo(penta: Sequence[int]) -> Optional[EloEstimate]:
         nelo = math.copysign(math.inf, mu - 0.5) if mu != 0.5 else 0.0
         nelo_error = math.inf
     return EloEstimate(logistic_elo(mu) + 0.0, lower, upper, error, mu, los, nelo, nelo_error)
+
+
+def format_elo(est: EloEstimate) -> str:
+    """``+12.3 +- 4.5``, or the interval itself when one end of it is infinite."""
+    if math.isfinite(est.error):
+        return f"{est.elo:+.1f} +- {est.error:.1f}"
+    return f"{est.elo:+.1f} (95% interval {est.lower:+.0f} to {est.upper:+.0f})"
 
 
 # --- SPRT -----------------------------------------------------------------------------------

@@ -24,7 +24,7 @@ from lazuli_match.game import (  # noqa: E402
 )
 from lazuli_match.openings import Opening, load_openings  # noqa: E402
 from lazuli_match.stats import (  # noqa: E402
-    NELO_SCALE, PAIR_SCORES, Sprt, logistic_score, pentanomial_elo,
+    NELO_SCALE, PAIR_SCORES, Sprt, format_elo, logistic_elo, logistic_score, pentanomial_elo,
 )
 from lazuli_match.timecontrol import TimeControl  # noqa: E402
 
@@ -69,6 +69,28 @@ class StatsTest(unittest.TestCase):
         big = pentanomial_elo([50, 300, 1000, 500, 150])
         self.assertAlmostEqual(small.elo, big.elo)
         self.assertAlmostEqual(small.error / big.error, math.sqrt(10), delta=0.05)
+
+    def test_lopsided_results_keep_a_finite_lower_bound(self):
+        # 13 pairs, one drawn game: the upper end is infinite, the lower end still bounds.
+        est = pentanomial_elo([0, 0, 0, 1, 12])
+        self.assertTrue(math.isinf(est.upper) and math.isinf(est.error))
+        self.assertTrue(math.isfinite(est.lower) and 0 < est.lower < est.elo)
+        self.assertIn("95% interval", format_elo(est))
+        self.assertIn("+inf", format_elo(est))
+        self.assertNotIn("+- inf", format_elo(est))
+        self.assertRegex(format_elo(pentanomial_elo([5, 30, 100, 50, 15])), r"^\+\d+\.\d \+- \d+\.\d$")
+
+    def test_all_pairs_alike_use_the_rule_of_three(self):
+        est = pentanomial_elo([0, 0, 0, 0, 30])
+        self.assertAlmostEqual(est.lower, logistic_elo(1.0 - 3.0 / 30))
+        self.assertTrue(math.isinf(est.elo) and math.isinf(est.upper))
+        lost = pentanomial_elo([30, 0, 0, 0, 0])
+        self.assertAlmostEqual(lost.upper, -est.lower)
+        self.assertTrue(math.isinf(pentanomial_elo([0, 0, 0, 0, 2]).lower))
+        drawn = pentanomial_elo([0, 0, 40, 0, 0])
+        self.assertAlmostEqual(drawn.elo, 0.0)
+        self.assertAlmostEqual(drawn.lower, -drawn.upper)
+        self.assertLess(drawn.upper, 60)
 
     def test_exact_llr_matches_normal_approximation_on_large_samples(self):
         penta = [300, 2000, 5000, 2300, 400]
