@@ -1,6 +1,5 @@
 //! The main search: fail-soft negamax with principal variation search.
 
-use super::history::history_bonus;
 use super::params::*;
 use super::picker::MovePicker;
 use super::score::{mate_in, mated_in, DRAW, INFINITY, MATE_BOUND, MAX_PLY, TB_WIN};
@@ -595,89 +594,5 @@ impl Searcher {
             ctx.tt.store(pos.key(), ply, best_move, best_score, raw_eval, depth, bound, tt_pv);
         }
         best_score
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn probcut(
-        &mut self,
-        board: &mut Board,
-        ctx: &SharedState<'_>,
-        pos: &Position,
-        depth: i32,
-        probcut_beta: i32,
-        eval: i32,
-        raw_eval: i32,
-        ply: usize,
-        cut_node: bool,
-    ) -> Option<i32> {
-        let tt_move = ctx.tt.probe(pos.key(), ply).map_or(Move::NULL, |e| e.mv);
-        let mut picker = MovePicker::new_qsearch(pos, tt_move, [None; 2]);
-        while let Some(mv) = picker.next(pos, &self.hist) {
-            if !pos.see_ge(mv, probcut_beta - eval) {
-                continue;
-            }
-            let entry = self.ss_mut(ply);
-            entry.mv = mv;
-            entry.piece = pos.piece_on(mv.from());
-            board.make_move(mv);
-            let mut score = -self.qsearch::<false>(board, ctx, -probcut_beta, -probcut_beta + 1, ply + 1);
-            if score >= probcut_beta {
-                score = -self.negamax::<false>(
-                    board,
-                    ctx,
-                    depth - PROBCUT_REDUCTION(),
-                    -probcut_beta,
-                    -probcut_beta + 1,
-                    ply + 1,
-                    !cut_node,
-                );
-            }
-            board.unmake();
-            if self.stopped {
-                return Some(0);
-            }
-            if score >= probcut_beta {
-                ctx.tt.store(pos.key(), ply, mv, score, raw_eval, depth - 3, BOUND_LOWER, false);
-                return Some(score);
-            }
-        }
-        None
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn update_histories(
-        &mut self,
-        pos: &Position,
-        ply: usize,
-        depth: i32,
-        best: Move,
-        quiets: &MoveList,
-        noisy: &MoveList,
-        cont: [Option<super::history::ContKey>; 2],
-        big_cutoff: bool,
-    ) {
-        let bonus = history_bonus(depth + big_cutoff as i32);
-        let stm = pos.side_to_move();
-        let piece_of = |mv: Move| pos.piece_on(mv.from()).expect("searched moves start on a piece");
-        let victim_of = |mv: Move| pos.piece_on(mv.to()).map_or(PieceType::Pawn, |p| p.kind());
-        if best.is_quiet() {
-            let entry = self.ss_mut(ply);
-            if entry.killers[0] != best {
-                entry.killers[1] = entry.killers[0];
-                entry.killers[0] = best;
-            }
-            self.hist.set_counter_move(cont[0], best);
-            for (&mv, sign) in std::iter::once(&best).map(|m| (m, 1)).chain(quiets.iter().map(|m| (m, -1))) {
-                let piece = piece_of(mv);
-                self.hist.update_butterfly(stm, mv, sign * bonus);
-                self.hist.update_continuation(cont[0], piece, mv, sign * bonus);
-                self.hist.update_continuation(cont[1], piece, mv, sign * bonus);
-            }
-        } else {
-            self.hist.update_capture(piece_of(best), best, victim_of(best), bonus);
-        }
-        for &mv in noisy.iter() {
-            self.hist.update_capture(piece_of(mv), mv, victim_of(mv), -bonus);
-        }
     }
 }

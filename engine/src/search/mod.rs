@@ -9,8 +9,10 @@ mod alphabeta;
 mod driver;
 mod helpers;
 pub mod history;
+mod learning;
 pub mod params;
 pub mod picker;
+mod probcut;
 mod qsearch;
 pub mod score;
 
