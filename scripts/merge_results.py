@@ -24,7 +24,8 @@ from typing import Dict, List, Sequence, Tuple
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from lazuli_match.stats import PENTA_LABELS, format_elo, pentanomial_elo  # noqa: E402
+from lazuli_match.report import elo_fields, matchup_lines  # noqa: E402
+from lazuli_match.stats import PENTA_LABELS  # noqa: E402
 
 COUNTS = ("games", "wins", "draws", "losses", "pairs")
 
@@ -66,13 +67,8 @@ def merge(parts: Sequence[dict], force: bool = False) -> dict:
                     into[kind] = into.get(kind, 0) + int(count)
     rows: List[dict] = []
     for total in merged.values():
-        est = pentanomial_elo([total["pentanomial"][label] for label in PENTA_LABELS])
         total["score"] = (total["wins"] + 0.5 * total["draws"]) / total["games"] if total["games"] else None
-        total["elo"] = est.elo if est else None
-        total["elo_error_95"] = est.error if est else None
-        total["elo_interval_95"] = [est.lower, est.upper] if est else None
-        total["los"] = est.los if est else None
-        total["nelo"] = est.nelo if est else None
+        total.update(elo_fields([total["pentanomial"][label] for label in PENTA_LABELS]))
         rows.append(total)
     return {
         "time_control": first.get("time_control"),
@@ -85,19 +81,7 @@ def merge(parts: Sequence[dict], force: bool = False) -> dict:
 def describe(result: dict) -> str:
     lines = [f"{result['parts']} part(s), {result['time_control']}"]
     for row in result["matchups"]:
-        lines.append(f"{row['engine']} vs {row['opponent']}: {row['games']} games, "
-                     f"W/D/L {row['wins']}/{row['draws']}/{row['losses']}"
-                     + (f", score {100.0 * row['score']:.1f}%" if row["score"] is not None else ""))
-        penta = [row["pentanomial"][label] for label in PENTA_LABELS]
-        est = pentanomial_elo(penta)
-        if est is not None:
-            lines.append(f"  pairs {row['pairs']}: "
-                         + " ".join(f"{label} {count}" for label, count in zip(PENTA_LABELS, penta)))
-            lines.append(f"  Elo {format_elo(est)} (95%, pentanomial), LOS {100.0 * est.los:.1f}%, "
-                         f"nElo {est.nelo:+.1f}")
-        for engine, kinds in row["bugs"].items():
-            counts = ", ".join(f"{kind} {count}" for kind, count in kinds.items())
-            lines.append(f"  bugs of {engine}: {counts}")
+        lines.extend(matchup_lines(row))
     return "\n".join(lines)
 
 

@@ -92,7 +92,6 @@ def main() -> int:
             parser.error(f"--lazuli-option needs NAME=VALUE, got {item!r}")
         lazuli_options[name.strip()] = value.strip()
 
-    fens = bench_positions(args.lazuli, args.positions)
     thread_counts = [int(t) for t in args.threads.split(",")]
     known = {
         "lazuli": (args.lazuli, args.depth_lazuli, lazuli_options),
@@ -104,6 +103,7 @@ def main() -> int:
     if unknown:
         parser.error(f"unknown engine(s) {unknown}; choose from {sorted(known)}")
     engines = [(name, *known[name]) for name in chosen]
+    fens = bench_positions(args.lazuli, args.positions)
     if lazuli_options:
         print(f"lazuli options: {lazuli_options}")
     print(f"{len(fens)} positions, movetime {args.movetime}s for speed, hash {args.hash} MB")

@@ -20,6 +20,7 @@ from typing import Dict, Iterator, List, Optional, TextIO, Tuple
 from .engines import EnginePlayer, EngineSpec
 from .game import BUG_KINDS, GameResult, GameSettings, play_game
 from .openings import Opening
+from .report import elo_fields, matchup_lines
 from .stats import PENTA_LABELS, Sprt, Tally, format_elo, pentanomial_elo
 
 
@@ -261,7 +262,6 @@ class MatchRunner:
         rows = []
         for state in self.states.values():
             tally = state.tally
-            est = pentanomial_elo(tally.penta)
             rows.append({
                 "engine": self.lead,
                 "opponent": state.opponent,
@@ -272,11 +272,7 @@ class MatchRunner:
                 "score": tally.points / tally.games if tally.games else None,
                 "pairs": tally.pairs,
                 "pentanomial": dict(zip(PENTA_LABELS, tally.penta)),
-                "elo": est.elo if est else None,
-                "elo_error_95": est.error if est else None,
-                "elo_interval_95": [est.lower, est.upper] if est else None,
-                "los": est.los if est else None,
-                "nelo": est.nelo if est else None,
+                **elo_fields(tally.penta),
                 "llr": state.llr,
                 "sprt": state.decision,
                 "bugs": {name: {kind: kinds.get(kind, 0) for kind in BUG_KINDS}
@@ -290,24 +286,8 @@ class MatchRunner:
         self.out.write(f"\n=== Result ({cfg.settings.tc.describe()}, {minutes:.1f} min"
                        f"{', stopped: ' + self._stop_reason if self._stop_reason else ''})\n")
         for row in self.summary():
-            games = row["games"]
-            self.out.write(f"{row['engine']} vs {row['opponent']}: {games} games, "
-                           f"W/D/L {row['wins']}/{row['draws']}/{row['losses']}")
-            if games:
-                self.out.write(f", score {100.0 * row['score']:.1f}%")
-            self.out.write("\n")
-            if row["pairs"]:
-                penta = " ".join(f"{k} {v}" for k, v in row["pentanomial"].items())
-                self.out.write(f"  pairs {row['pairs']}: {penta}\n")
-                est = pentanomial_elo(list(row["pentanomial"].values()))
-                self.out.write(f"  Elo {format_elo(est)} (95%, "
-                               f"pentanomial), LOS {100.0 * row['los']:.1f}%, "
-                               f"nElo {row['nelo']:+.1f}\n")
-            if row["llr"] is not None:
-                self.out.write(f"  SPRT LLR {row['llr']:.2f}: {row['sprt'] or 'undecided'}\n")
-            for name, kinds in row["bugs"].items():
-                counts = ", ".join(f"{kind} {count}" for kind, count in kinds.items())
-                self.out.write(f"  bugs of {name}: {counts}\n")
+            for line in matchup_lines(row):
+                self.out.write(line + "\n")
         self.out.flush()
 
     def _write_json(self, path: str) -> None:

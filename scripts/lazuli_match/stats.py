@@ -133,10 +133,11 @@ def pentanomial_elo(penta: Sequence[int]) -> Optional[EloEstimate]:
 
 
 def format_elo(est: EloEstimate) -> str:
-    """``+12.3 +- 4.5``, or the interval itself when one end of it is infinite."""
+    """``+12.3 +- 4.5``, or the interval itself (``+683.0 [+493, +inf]``) when one end of it is
+    infinite."""
     if math.isfinite(est.error):
         return f"{est.elo:+.1f} +- {est.error:.1f}"
-    return f"{est.elo:+.1f} (95% interval {est.lower:+.0f} to {est.upper:+.0f})"
+    return f"{est.elo:+.1f} [{est.lower:+.0f}, {est.upper:+.0f}]"
 
 
 # --- SPRT -----------------------------------------------------------------------------------
