@@ -4,6 +4,7 @@
 //! transposition table.
 
 use crate::control::Latch;
+use arc_swap::ArcSwapOption;
 use crossbeam_channel::{unbounded, Receiver, Sender};
 use crossbeam_utils::CachePadded;
 use engine::board::Board;
@@ -14,7 +15,7 @@ use engine::search::{
 use engine::tb::Tablebases;
 use engine::tt::TranspositionTable;
 use parking_lot::{Condvar, Mutex};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -25,7 +26,9 @@ pub type OnDone = Box<dyn FnOnce(SearchResult) + Send>;
 /// How long the main thread waits for helpers to finish before answering.
 const HELPER_GRACE: Duration = Duration::from_millis(2);
 /// How long `stop` waits for the main thread to answer before answering for it.
-const STOP_GRACE: Duration = Duration::from_millis(3);
+const STOP_GRACE: Duration = Duration::from_millis(1);
+/// How often `stop` looks whether the main thread has answered during the grace.
+const STOP_POLL: Duration = Duration::from_micros(100);
 
 /// Tablebases and how to use them in the search.
 #[derive(Clone)]
@@ -41,6 +44,7 @@ struct SearchJob {
     limits: Limits,
     tt: Arc<TranspositionTable>,
     tb: Option<TbSettings>,
+    search_id: u64,
     /// Main thread only: where to report, and what to do at the end.
     main: Option<MainJob>,
 }
@@ -48,14 +52,6 @@ struct SearchJob {
 struct MainJob {
     reporter: Box<dyn Reporter + Send>,
     infinite: bool,
-}
-
-/// How the current search is answered: taken by whoever answers first (the main thread when it
-/// finishes, or the thread that raised `stop` when the main thread is slow to get a core).
-struct Answer {
-    on_done: OnDone,
-    /// Whether the final move may come from a vote among threads.
-    vote: bool,
 }
 
 enum Job {
@@ -80,15 +76,24 @@ struct Shared {
     busy: Latch,
     /// Wakes the main thread waiting out `go infinite` or a ponder search, and the timer.
     wake: (Mutex<()>, Condvar),
-    /// Each thread's result of the last search, for the vote.
-    results: Mutex<Vec<Option<SearchResult>>>,
+    /// Each thread's latest result (its last completed iteration, then its final result), for
+    /// the vote. Lock-free, so answering never waits for a thread that was preempted while
+    /// publishing (with many more threads than cores it may not run again for tens of ms).
+    results: Vec<ArcSwapOption<SearchResult>>,
     /// Counts searches, so a timer of an earlier search never touches a later one.
     search_id: AtomicU64,
     /// Successful tablebase probes of the current search.
     tb_hits: AtomicU64,
-    /// `None` once the current search has been answered.
-    answer: Mutex<Option<Answer>>,
-    answered: Condvar,
+    /// How to answer the current search: taken by whoever answers first (the main thread when
+    /// it finishes, or the thread that raised `stop` or the timer when the main thread is slow
+    /// to get a core), after claiming the search in `answered`.
+    answer: Mutex<Option<OnDone>>,
+    /// Whether the final move of the current search may come from a vote among threads.
+    vote: AtomicBool,
+    /// The id (`search_id`) of the last search answered: whoever answers search `n` first moves
+    /// it from `n - 1` to `n` (only the winner then touches `answer`). Every search is answered
+    /// before the next starts, so a late claim for an earlier search always fails.
+    answered: AtomicU64,
 }
 
 impl Shared {
@@ -130,11 +135,12 @@ impl Pool {
             helpers_running: Latch::default(),
             busy: Latch::default(),
             wake: (Mutex::new(()), Condvar::new()),
-            results: Mutex::new(vec![None; threads.max(1)]),
+            results: (0..threads.max(1)).map(|_| ArcSwapOption::empty()).collect(),
             search_id: AtomicU64::new(0),
             tb_hits: AtomicU64::new(0),
             answer: Mutex::new(None),
-            answered: Condvar::new(),
+            vote: AtomicBool::new(false),
+            answered: AtomicU64::new(0),
         })
     }
 
@@ -264,22 +270,25 @@ impl Pool {
     ) {
         self.wait();
         self.shared.control.reset(ponder);
-        let search_id = self.shared.search_id.fetch_add(1, Ordering::SeqCst) + 1;
         for counter in &self.shared.counters {
             counter.store(0, Ordering::Relaxed);
         }
-        self.shared.results.lock().iter_mut().for_each(|r| *r = None);
+        self.shared.results.iter().for_each(|r| r.store(None));
         self.shared.tb_hits.store(0, Ordering::Relaxed);
         self.tt.new_search();
         let helpers = self.workers.len() - 1;
         self.shared.helpers_running.add(helpers);
         self.shared.busy.add(self.workers.len());
+        let vote =
+            helpers > 0 && limits.depth.is_none() && limits.multipv <= 1 && limits.search_moves.is_empty();
+        *self.shared.answer.lock() = Some(on_done);
+        self.shared.vote.store(vote, Ordering::SeqCst);
+        // The new id last: a `stop` that reads it finds the search ready to be answered (one
+        // that reads the previous id finds that search answered and does nothing).
+        let search_id = self.shared.search_id.fetch_add(1, Ordering::SeqCst) + 1;
         if let Some(hard) = limits.hard_time {
             start_timer(Arc::clone(&self.shared), search_id, limits.start, hard);
         }
-        let vote =
-            helpers > 0 && limits.depth.is_none() && limits.multipv <= 1 && limits.search_moves.is_empty();
-        *self.shared.answer.lock() = Some(Answer { on_done, vote });
         let mut main = Some(MainJob { reporter, infinite });
         for (index, worker) in self.workers.iter().enumerate() {
             let job = SearchJob {
@@ -287,6 +296,7 @@ impl Pool {
                 limits: if index == 0 { limits.clone() } else { helper_limits(&limits) },
                 tt: Arc::clone(&self.tt),
                 tb: self.tb.clone(),
+                search_id,
                 main: if index == 0 { main.take() } else { None },
             };
             if worker.jobs.send(Job::Search(Box::new(job))).is_err() {
@@ -303,7 +313,7 @@ impl Pool {
     pub fn stop(&self) {
         self.shared.control.stop.store(true, Ordering::SeqCst);
         self.wake_main();
-        answer_after_grace(&self.shared);
+        answer_after_grace(&self.shared, self.shared.search_id.load(Ordering::SeqCst));
     }
 
     /// A handle that stops the current search from another thread (an input reader can then
@@ -404,7 +414,7 @@ fn run_search(index: usize, searcher: &mut Searcher, job: SearchJob, shared: &Sh
         rule50: t.rule50,
         hits: &shared.tb_hits,
     });
-    let publish = |result: &SearchResult| shared.results.lock()[index] = Some(result.clone());
+    let publish = |result: &SearchResult| shared.results[index].store(Some(Arc::new(result.clone())));
     let silent = SilentReporter;
     let reporter: &dyn Reporter = match &job.main {
         Some(main) => main.reporter.as_ref(),
@@ -444,7 +454,7 @@ fn run_search(index: usize, searcher: &mut Searcher, job: SearchJob, shared: &Sh
     // that are done. (The next search still waits for every thread to be idle.)
     shared.helpers_running.wait_zero_for(HELPER_GRACE);
     publish(&result);
-    answer(shared);
+    answer(shared, job.search_id);
 }
 
 /// Stops whatever search the pool is running (see `Pool::stop_handle`).
@@ -456,50 +466,51 @@ pub struct StopHandle {
 impl StopHandle {
     pub fn stop(&self) {
         let shared = Arc::clone(&self.current.lock());
+        let search_id = shared.search_id.load(Ordering::SeqCst);
         shared.control.stop.store(true, Ordering::SeqCst);
         {
             let _guard = shared.wake.0.lock();
             shared.wake.1.notify_all();
         }
-        answer_after_grace(&shared);
+        answer_after_grace(&shared, search_id);
     }
 }
 
 /// Give `bestmove` for the current search from the results published so far, unless it has
-/// been given already or the main thread has no result yet. Returns whether it is answered.
-fn answer(shared: &Shared) -> bool {
-    let mut slot = shared.answer.lock();
-    let Some(vote) = slot.as_ref().map(|a| a.vote) else { return true };
-    let result = {
-        let results = shared.results.lock();
-        // The main thread's result, or (when it has none yet) any thread's.
-        let Some(fallback) = results.iter().flatten().next().cloned() else { return false };
-        let chosen = if vote || results[0].is_none() { crate::vote::choose(&results) } else { 0 };
-        results[chosen].clone().filter(|r| !r.best_move.is_null()).unwrap_or(fallback)
-    };
-    let Some(answer) = slot.take() else { return true };
-    drop(slot);
-    (answer.on_done)(result);
-    shared.answered.notify_all();
+/// been given already or no thread has a result yet. Returns whether it is answered. Takes no
+/// lock a searching thread may hold: the one answering `stop` must not wait for a thread that
+/// is waiting for a core.
+fn answer(shared: &Shared, search_id: u64) -> bool {
+    if shared.answered.load(Ordering::SeqCst) >= search_id {
+        return true;
+    }
+    let vote = shared.vote.load(Ordering::SeqCst);
+    let results: Vec<Option<Arc<SearchResult>>> = shared.results.iter().map(|r| r.load_full()).collect();
+    // The main thread's result, or (when it has none yet) any thread's.
+    let Some(fallback) = results.iter().flatten().next().cloned() else { return false };
+    let chosen = if vote || results[0].is_none() { crate::vote::choose(&results) } else { 0 };
+    let result = results[chosen].clone().filter(|r| !r.best_move.is_null()).unwrap_or(fallback);
+    if shared.answered.compare_exchange(search_id - 1, search_id, Ordering::SeqCst, Ordering::SeqCst).is_err()
+    {
+        return true;
+    }
+    // Only the winner of the claim above reaches here; `go` set the slot before the search.
+    let Some(on_done) = shared.answer.lock().take() else { return true };
+    on_done(Arc::unwrap_or_clone(result));
     true
 }
 
 /// After `stop`: the main thread normally answers within microseconds. When it is waiting for
 /// a core (many more threads than cores), answer for it from the published results.
-fn answer_after_grace(shared: &Shared) {
+fn answer_after_grace(shared: &Shared, search_id: u64) {
     let deadline = std::time::Instant::now() + STOP_GRACE;
-    {
-        let mut slot = shared.answer.lock();
-        while slot.is_some() {
-            if shared.answered.wait_until(&mut slot, deadline).timed_out() {
-                break;
-            }
-        }
-        if slot.is_none() {
+    while shared.answered.load(Ordering::SeqCst) < search_id {
+        if std::time::Instant::now() >= deadline {
+            answer(shared, search_id);
             return;
         }
+        std::thread::sleep(STOP_POLL);
     }
-    answer(shared);
 }
 
 /// Raise the stop flag at the hard time limit even if the main thread is starved of CPU (many
@@ -522,7 +533,7 @@ fn start_timer(shared: Arc<Shared>, search_id: u64, start: std::time::Instant, h
                 shared.control.stop.store(true, Ordering::SeqCst);
                 shared.wake.1.notify_all();
                 drop(guard);
-                answer_after_grace(&shared);
+                answer_after_grace(&shared, search_id);
                 return;
             }
             shared.wake.1.wait_for(&mut guard, (deadline - now).min(Duration::from_millis(20)));
@@ -530,4 +541,48 @@ fn start_timer(shared: Arc<Shared>, search_id: u64, start: std::time::Instant, h
     });
     // Without a timer thread the main thread's own clock checks still end the search.
     drop(spawned);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use engine::board::Position;
+    use std::sync::mpsc::{channel, Receiver};
+
+    fn go_infinite(pool: &mut Pool) -> Receiver<SearchResult> {
+        let (tx, rx) = channel();
+        let on_done = Box::new(move |result: SearchResult| {
+            let _ = tx.send(result);
+        });
+        pool.go(
+            Board::new(Position::startpos()),
+            Limits::default(),
+            false,
+            true,
+            Box::new(SilentReporter),
+            on_done,
+        );
+        rx
+    }
+
+    #[test]
+    fn a_late_answer_for_an_earlier_search_never_answers_the_next() {
+        let mut pool = Pool::new(2, 4);
+        let first = go_infinite(&mut pool);
+        std::thread::sleep(Duration::from_millis(20));
+        let first_id = pool.shared.search_id.load(Ordering::SeqCst);
+        pool.stop();
+        first.recv_timeout(Duration::from_secs(10)).expect("bestmove after stop");
+
+        let second = go_infinite(&mut pool);
+        std::thread::sleep(Duration::from_millis(20));
+        // A `stop` or timer of the first search, delayed until now, answers nothing.
+        assert!(answer(&pool.shared, first_id));
+        answer_after_grace(&pool.shared, first_id);
+        assert!(second.recv_timeout(Duration::from_millis(50)).is_err(), "answered before `stop`");
+        pool.stop();
+        let result = second.recv_timeout(Duration::from_secs(10)).expect("bestmove after stop");
+        assert!(!result.best_move.is_null());
+        assert!(second.recv_timeout(Duration::from_millis(50)).is_err(), "answered twice");
+    }
 }

@@ -12,13 +12,15 @@
 use engine::board::Move;
 use engine::search::score::MATE_BOUND;
 use engine::search::SearchResult;
+use std::borrow::Borrow;
 
 /// Index (into `results`) of the result to play. `results[0]` is the main thread's.
-pub fn choose(results: &[Option<SearchResult>]) -> usize {
+pub fn choose<R: Borrow<SearchResult>>(results: &[Option<R>]) -> usize {
     let usable: Vec<(usize, &SearchResult)> = results
         .iter()
         .enumerate()
-        .filter_map(|(i, r)| r.as_ref().filter(|r| !r.best_move.is_null() && r.depth > 0).map(|r| (i, r)))
+        .filter_map(|(i, r)| r.as_ref().map(|r| (i, r.borrow())))
+        .filter(|(_, r)| !r.best_move.is_null() && r.depth > 0)
         .collect();
     let Some(&(first, _)) = usable.first() else { return 0 };
     let worst = usable.iter().map(|(_, r)| r.score).min().unwrap_or(0);

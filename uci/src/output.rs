@@ -1,6 +1,7 @@
 //! The single writer of standard output: whole lines, flushed, from any thread.
 
 use crate::wdl::wdl;
+use arc_swap::ArcSwapOption;
 use parking_lot::Mutex;
 use smp::engine::board::Move;
 use smp::engine::search::score::uci_score;
@@ -25,10 +26,18 @@ impl Output {
 
     /// Write one line (or several joined by newlines) and flush. Output errors (a closed pipe)
     /// are ignored: there is no one left to tell. Every line also goes to the debug log.
+    ///
+    /// The lock is held only for the write itself: a thread preempted while holding it would
+    /// delay every other line, `bestmove` included.
     pub fn line(&self, text: &str) {
-        let mut sink = self.sink.lock();
-        let _ = writeln!(sink, "{text}");
-        let _ = sink.flush();
+        let mut bytes = Vec::with_capacity(text.len() + 1);
+        bytes.extend_from_slice(text.as_bytes());
+        bytes.push(b'\n');
+        {
+            let mut sink = self.sink.lock();
+            let _ = sink.write_all(&bytes);
+            let _ = sink.flush();
+        }
         for line in text.lines() {
             tracing::info!("out: {line}");
         }
@@ -87,13 +96,14 @@ pub fn format_info(info: &SearchInfo, style: InfoStyle) -> String {
 pub struct UciReporter {
     pub out: Output,
     pub style: InfoStyle,
-    pub last_main_line: Arc<Mutex<Option<SearchInfo>>>,
+    /// Lock-free, so `bestmove` given for a preempted main thread never waits for it.
+    pub last_main_line: Arc<ArcSwapOption<SearchInfo>>,
 }
 
 impl Reporter for UciReporter {
     fn info(&self, info: &SearchInfo) {
         if info.multipv == 1 {
-            *self.last_main_line.lock() = Some(info.clone());
+            self.last_main_line.store(Some(Arc::new(info.clone())));
         }
         self.out.line(&format_info(info, self.style));
     }

@@ -6,7 +6,7 @@ use crate::options::{self, OptionValue};
 use crate::output::{closing_info, format_info, InfoStyle, Output, UciReporter};
 use crate::protocol::MAX_LINE;
 use crate::wdl;
-use parking_lot::Mutex;
+use arc_swap::ArcSwapOption;
 use smp::engine::bench::{run_bench, DEFAULT_BENCH_DEPTH};
 use smp::engine::board::{Board, Color, Move, Position};
 use smp::engine::movegen::legal_moves;
@@ -410,14 +410,14 @@ impl Session {
 
         let style =
             InfoStyle { chess960: self.chess960, show_wdl: self.show_wdl, material: wdl::material(&pos) };
-        let last_main_line = Arc::new(Mutex::new(None));
+        let last_main_line = Arc::new(ArcSwapOption::empty());
         let reporter =
             Box::new(UciReporter { out: self.out.clone(), style, last_main_line: last_main_line.clone() });
         let out = self.out.clone();
         let searching = Arc::clone(&self.searching);
         let start = received;
         let on_done = Box::new(move |result: SearchResult| {
-            if let Some(info) = closing_info(last_main_line.lock().as_ref(), &result, start.elapsed()) {
+            if let Some(info) = closing_info(last_main_line.load().as_deref(), &result, start.elapsed()) {
                 out.line(&format_info(&info, style));
             }
             let mut line = format!("bestmove {}", result.best_move.to_uci(style.chess960));
