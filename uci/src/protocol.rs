@@ -36,6 +36,9 @@ pub fn run_stdio() {
     std::thread::Builder::new()
         .name("lazuli-stdin".into())
         .spawn(move || {
+            // Woken by `stop` while every core is busy searching: ask to run at once.
+            let short_slice = smp::engine::sched::request_short_slice();
+            tracing::debug!("input thread short time slice: {short_slice}");
             read_lines(std::io::stdin().lock(), MAX_LINE, |input| {
                 let received = Instant::now();
                 if matches!(&input, Input::Line(line) if line.trim() == "stop") {
