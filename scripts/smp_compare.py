@@ -90,7 +90,9 @@ def main() -> int:
         name, sep, value = item.partition("=")
         if not sep:
             parser.error(f"--lazuli-option needs NAME=VALUE, got {item!r}")
-        lazuli_options[name.strip()] = value.strip()
+        value = value.strip()
+        # python-chess takes a check option's value as a bool (any non-empty string is true).
+        lazuli_options[name.strip()] = {"true": True, "false": False}.get(value.lower(), value)
 
     thread_counts = [int(t) for t in args.threads.split(",")]
     known = {

@@ -6,12 +6,16 @@
 //!
 //! - `Identical`: helpers run the same iterative deepening as the main thread; the only
 //!   difference is a slightly wider aspiration window (by thread index), so their searches fail
-//!   high and low at other moments. Stockfish, Ethereal and Viridithas converged on this.
+//!   high and low at other moments. Stockfish (2019), later Ethereal versions and Viridithas
+//!   converged on this. (Ethereal 12, as packaged by Debian, still skips depths: its helper 1
+//!   searches only odd depths.)
 //! - `DepthSkip`: helpers also skip some depths of the iterative deepening, in blocks: helper
 //!   `i` (counting from 1) uses a block size `s = 1 + ((i - 1) / 4) % 3` and a phase
 //!   `p = (i - 1) % (2 s)`, and skips depth `d` when `((d + p) / s)` is odd. Helpers 1-4 skip
 //!   alternate single depths with different phases, 5-8 alternate pairs, 9-12 triples, so the
 //!   threads spread over neighbouring depths (the classic "staggered depths" of early Lazy SMP).
+//!   Helper 1 searches the even depths, so time to an odd depth measured with `go depth` never
+//!   gets its result at that depth: compare policies at two neighbouring depths.
 //!
 //! The default is chosen by games; see the README.
 
