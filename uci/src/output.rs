@@ -27,15 +27,12 @@ impl Output {
     /// Write one line (or several joined by newlines) and flush. Output errors (a closed pipe)
     /// are ignored: there is no one left to tell. Every line also goes to the debug log.
     ///
-    /// The lock is held only for the write itself: a thread preempted while holding it would
-    /// delay every other line, `bestmove` included.
+    /// The lock is held only for the write itself (the debug log comes after): a thread
+    /// preempted while holding it would delay every other line, `bestmove` included.
     pub fn line(&self, text: &str) {
-        let mut bytes = Vec::with_capacity(text.len() + 1);
-        bytes.extend_from_slice(text.as_bytes());
-        bytes.push(b'\n');
         {
             let mut sink = self.sink.lock();
-            let _ = sink.write_all(&bytes);
+            let _ = writeln!(sink, "{text}");
             let _ = sink.flush();
         }
         for line in text.lines() {
