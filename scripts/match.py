@@ -92,6 +92,8 @@ def build_config(args: argparse.Namespace) -> MatchConfig:
     if len(engines) > 2 and not args.gauntlet:
         raise ValueError("more than two engines: add --gauntlet")
 
+    if any(spec.tc for spec in engines) and not args.tc:
+        raise ValueError("an engine's own tc= (time odds) needs a match clock: --tc BASE+INC")
     if args.tc:
         tc = TimeControl.parse_clock(args.tc)
     elif args.movetime is not None:

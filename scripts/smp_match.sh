@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Lazy SMP in games: one Lazuli binary at 2 threads against itself at 1 thread, or (--helpers)
-# the two helper policies against each other at 2 threads, played by scripts/match.py.
+# Lazy SMP in games: one Lazuli binary at 2 threads against itself at 1 thread, the same for
+# another engine (--reference), the time-doubling yardstick (--doubling), or (--helpers) the two
+# helper policies against each other at 2 threads, played by scripts/match.py.
 #
 #   scripts/smp_match.sh [options] BINARY OUT_PREFIX [extra match.py arguments...]
 #
@@ -9,6 +10,10 @@
 #   --reference    the same 2-thread against 1-thread match for another UCI engine: BINARY is
 #                  that engine (e.g. /usr/games/ethereal-chess), named after its file; the
 #                  yardstick for what a second thread should gain
+#   --doubling     the yardstick for the second thread: engine a lazuli-2x-time (twice the base
+#                  and increment) against engine b lazuli-1x-time, both Threads=1; what a second
+#                  thread gains is compared with what twice the time gains (BINARY may also be
+#                  another engine, as with --reference)
 #   --helpers      engine a lazuli-skip (SMP Helpers=skip) against engine b lazuli-identical
 #                  (SMP Helpers=identical), both Threads=2; SPRT [0, 5] normalised Elo
 #                  (does skip gain?), stopped at 1000 pairs at most
@@ -31,7 +36,7 @@ here="$(cd "$(dirname "$0")" && pwd)"
 python="${PYTHON:-$here/../.venv/bin/python}"
 
 usage() {
-    sed -n '5,20p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '6,25p' "$0" | sed 's/^# \{0,1\}//'
     exit "${1:-1}"
 }
 
@@ -45,6 +50,7 @@ while [[ $# -gt 0 ]]; do
     case "$1" in
         --helpers) mode=helpers; shift ;;
         --reference) mode=reference; shift ;;
+        --doubling) mode=doubling; shift ;;
         --tc) tc=${2:?--tc needs BASE+INC}; shift 2 ;;
         --pairs) pairs=${2:?--pairs needs a number}; shift 2 ;;
         --sprt) sprt="${2:?--sprt needs ELO0 ELO1} ${3:?--sprt needs ELO0 ELO1}"; shift 3 ;;
@@ -94,6 +100,17 @@ case "$mode" in
                  --engine "name=$base-1t" "cmd=$frozen" option.Threads=1)
         names=("$base-2t" "$base-1t")
         event="$id_name 2 threads vs 1 thread"
+        pairs=${pairs:-100}
+        [[ "$sprt" != default ]] || sprt=none
+        ;;
+    doubling)
+        base=$(basename "$binary")
+        # Twice BASE and INC, e.g. 10+0.1 -> 20+0.2 (awk: bash has no decimals).
+        double_tc=$(awk -F+ '{ printf "%g+%g", 2 * $1, 2 * ($2 == "" ? 0 : $2) }' <<<"$tc")
+        engines=(--engine "name=$base-2x-time" "cmd=$frozen" option.Threads=1 "tc=$double_tc"
+                 --engine "name=$base-1x-time" "cmd=$frozen" option.Threads=1)
+        names=("$base-2x-time" "$base-1x-time")
+        event="$id_name $double_tc vs $tc, 1 thread"
         pairs=${pairs:-100}
         [[ "$sprt" != default ]] || sprt=none
         ;;

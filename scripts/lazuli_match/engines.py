@@ -6,8 +6,10 @@ An engine is given on the command line as a list of ``key=value`` words::
     --engine name=toga cmd=/usr/games/toga2 option.OwnBook=false "option.Number of Threads=1"
 
 Keys: ``name`` (label in reports and PGN; defaults to the file name), ``cmd`` (executable,
-required), ``arg`` (one command-line argument, repeatable), ``dir`` (working directory) and
-``option.<UCI name>=<value>`` (repeatable; option names may contain spaces if the word is quoted).
+required), ``arg`` (one command-line argument, repeatable), ``dir`` (working directory),
+``tc`` (this engine's own clock, ``BASE+INC`` in seconds, for time-odds matches; default: the
+match's) and ``option.<UCI name>=<value>`` (repeatable; option names may contain spaces if the
+word is quoted).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import chess
 import chess.engine
 
 from . import transcript
+from .timecontrol import TimeControl
 from .transcript import Transcript
 
 
@@ -34,6 +37,7 @@ class EngineSpec:
     args: List[str] = field(default_factory=list)
     workdir: Optional[str] = None
     options: Dict[str, str] = field(default_factory=dict)
+    tc: Optional[TimeControl] = None
 
     @staticmethod
     def parse(words: Sequence[str]) -> "EngineSpec":
@@ -42,6 +46,7 @@ class EngineSpec:
         args: List[str] = []
         workdir: Optional[str] = None
         options: Dict[str, str] = {}
+        tc: Optional[TimeControl] = None
         for word in words:
             key, sep, value = word.partition("=")
             if not sep:
@@ -54,17 +59,20 @@ class EngineSpec:
                 args.append(value)
             elif key == "dir":
                 workdir = value
+            elif key == "tc":
+                tc = TimeControl.parse_clock(value)
             elif key.startswith("option."):
                 options[key[len("option."):]] = value
             else:
-                raise ValueError(f"unknown engine setting {key!r} (name, cmd, arg, dir, option.X)")
+                raise ValueError(f"unknown engine setting {key!r} (name, cmd, arg, dir, tc, option.X)")
         if not cmd:
             raise ValueError(f"engine {' '.join(words)!r} has no cmd=")
-        return EngineSpec(name or os.path.basename(cmd), cmd, args, workdir, options)
+        return EngineSpec(name or os.path.basename(cmd), cmd, args, workdir, options, tc)
 
     def describe(self) -> str:
         opts = " ".join(f"{k}={v}" for k, v in self.options.items())
-        return f"{self.name}: {' '.join([self.cmd, *self.args])} {opts}".rstrip()
+        clock = f" (clock {self.tc.describe()})" if self.tc else ""
+        return f"{self.name}: {' '.join([self.cmd, *self.args])} {opts}".rstrip() + clock
 
 
 class EngineStartError(RuntimeError):

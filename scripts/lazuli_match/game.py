@@ -127,7 +127,7 @@ def play_game(
     """
     players: Dict[chess.Color, EnginePlayer] = {chess.WHITE: white, chess.BLACK: black}
     board = opening.board()
-    clock = settings.tc.new_clock()
+    clock = (white.spec.tc or settings.tc).new_clock(black.spec.tc or settings.tc)
     adjudicator = Adjudicator(settings.rules)
     game_id = f"{round_label}:{white.name}-{black.name}:{time.monotonic_ns()}"
 
@@ -268,7 +268,13 @@ def _set_headers(
     headers["White"] = white.name
     headers["Black"] = black.name
     headers["Result"] = result
-    headers["TimeControl"] = settings.tc.pgn_tag()
+    white_tc, black_tc = (player.spec.tc or settings.tc for player in (white, black))
+    if white_tc == black_tc:
+        headers["TimeControl"] = white_tc.pgn_tag()
+    else:
+        # Time odds, tagged as cutechess does.
+        headers["WhiteTimeControl"] = white_tc.pgn_tag()
+        headers["BlackTimeControl"] = black_tc.pgn_tag()
     headers["Termination"] = termination
     headers["Opening"] = f"#{opening.index + 1} of {opening.source}"
     headers["PlyCount"] = str(len(list(pgn.mainline_moves())))

@@ -7,6 +7,10 @@ Three kinds of limit are supported, one per match:
 - a fixed time per move (``movetime``);
 - a fixed number of nodes per move.
 
+A match may give each engine its own clock (time odds, ``tc=`` in an engine's settings): the
+yardstick for what a second thread is worth is what twice the time is worth. Only clocks can
+differ per engine; movetime and nodes limits are the same for both sides.
+
 Only the clock kind can be forfeited: the runner measures each move from the moment ``go`` is
 written to the moment ``bestmove`` is read, subtracts it from the mover's clock and flags the
 mover as soon as the clock goes below zero. There is no grace period.
@@ -62,16 +66,21 @@ class TimeControl:
             return f"{self.movetime:g}/move"
         return "-"
 
-    def new_clock(self) -> "Clock":
-        return Clock(self)
+    def new_clock(self, black: Optional["TimeControl"] = None) -> "Clock":
+        """A clock for one game; ``black`` gives Black other time than White (time odds)."""
+        return Clock(self, black)
 
 
 class Clock:
     """Both sides' remaining time in one game, in seconds."""
 
-    def __init__(self, tc: TimeControl) -> None:
+    def __init__(self, tc: TimeControl, black: Optional[TimeControl] = None) -> None:
+        black = black or tc
+        if black != tc and not (tc.uses_clock and black.uses_clock):
+            raise ValueError("only clock time controls (BASE+INC) can differ between the sides")
         self.tc = tc
-        self.remaining = {chess.WHITE: tc.base or 0.0, chess.BLACK: tc.base or 0.0}
+        self.tcs = {chess.WHITE: tc, chess.BLACK: black}
+        self.remaining = {color: t.base or 0.0 for color, t in self.tcs.items()}
 
     def limit(self) -> chess.engine.Limit:
         """The ``go`` limits for the side to move."""
@@ -80,8 +89,8 @@ class Clock:
             return chess.engine.Limit(
                 white_clock=self.remaining[chess.WHITE],
                 black_clock=self.remaining[chess.BLACK],
-                white_inc=tc.increment,
-                black_inc=tc.increment,
+                white_inc=self.tcs[chess.WHITE].increment,
+                black_inc=self.tcs[chess.BLACK].increment,
             )
         if tc.movetime is not None:
             return chess.engine.Limit(time=tc.movetime)
@@ -109,5 +118,5 @@ class Clock:
         self.remaining[color] -= elapsed
         if self.remaining[color] < 0.0:
             return False
-        self.remaining[color] += self.tc.increment
+        self.remaining[color] += self.tcs[color].increment
         return True

@@ -197,6 +197,28 @@ class RulesAndClockTest(unittest.TestCase):
         self.assertAlmostEqual(clock.remaining[chess.WHITE], 0.2)
         self.assertFalse(clock.spend(chess.WHITE, 0.2001))
 
+    def test_time_odds_give_each_side_its_own_clock(self):
+        white, black = TimeControl.parse_clock("2+0.2"), TimeControl.parse_clock("1+0.1")
+        clock = white.new_clock(black)
+        limit = clock.limit()
+        self.assertEqual((limit.white_clock, limit.black_clock), (2.0, 1.0))
+        self.assertEqual((limit.white_inc, limit.black_inc), (0.2, 0.1))
+        self.assertTrue(clock.spend(chess.WHITE, 1.5))
+        self.assertAlmostEqual(clock.remaining[chess.WHITE], 0.7)
+        self.assertTrue(clock.spend(chess.BLACK, 0.5))
+        self.assertAlmostEqual(clock.remaining[chess.BLACK], 0.6)
+        self.assertFalse(clock.spend(chess.BLACK, 0.61))
+        with self.assertRaises(ValueError):
+            TimeControl(movetime=1.0).new_clock(black)
+
+    def test_engine_clock_setting(self):
+        spec = EngineSpec.parse(["cmd=/bin/true", "tc=20+0.2"])
+        self.assertEqual(spec.tc, TimeControl(base=20.0, increment=0.2))
+        self.assertIn("clock 20+0.2", spec.describe())
+        self.assertIsNone(EngineSpec.parse(["cmd=/bin/true"]).tc)
+        with self.assertRaises(ValueError):
+            EngineSpec.parse(["cmd=/bin/true", "tc=fast"])
+
     def test_bad_time_controls(self):
         for text in ("", "10+", "abc", "0+1"):
             with self.assertRaises(ValueError):
@@ -259,6 +281,26 @@ class BugDetectionTest(unittest.TestCase):
         result = self.play("good")
         self.assertIsNone(result.bug)
         self.assertIn(result.result, ("1-0", "0-1", "1/2-1/2"))
+
+    def test_time_odds_game(self):
+        # White has twice Black's clock: each `go` carries both clocks, the PGN both tags.
+        fast = EngineSpec("fast", sys.executable, [FAKE, "good"], tc=TimeControl.parse_clock("1+0.01"))
+        slow = EngineSpec("slow", sys.executable, [FAKE, "good"], tc=TimeControl.parse_clock("2+0.02"))
+        white, black = EnginePlayer(slow, "slow"), EnginePlayer(fast, "fast")
+        settings = GameSettings(TimeControl.parse_clock("1+0.01"), AdjudicationRules())
+        opening = Opening(0, "test", chess.STARTING_FEN)
+        try:
+            result = play_game(white, black, opening, settings, "1.1", threading.Event())
+            first_go = next(line for line in white.transcript.tail() if "go " in line)
+        finally:
+            white.close()
+            black.close()
+        self.assertIsNone(result.bug)
+        self.assertEqual(result.pgn.headers["WhiteTimeControl"], "2+0.02")
+        self.assertEqual(result.pgn.headers["BlackTimeControl"], "1+0.01")
+        self.assertNotIn("TimeControl", result.pgn.headers)
+        self.assertIn("winc 20", first_go)
+        self.assertIn("binc 10", first_go)
 
 
 class RunnerFailureTest(unittest.TestCase):
