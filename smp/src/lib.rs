@@ -8,7 +8,8 @@ pub mod datagen;
 pub mod pool;
 pub mod scaling;
 pub mod time;
-mod vote;
+pub mod vote;
 
 pub use engine;
 pub use pool::{Pool, StopHandle, TbSettings};
+pub use vote::VoteMode;

@@ -4,6 +4,7 @@
 //! transposition table.
 
 use crate::control::Latch;
+use crate::vote::VoteMode;
 use arc_swap::ArcSwapOption;
 use crossbeam_channel::{unbounded, Receiver, Sender};
 use crossbeam_utils::CachePadded;
@@ -15,7 +16,7 @@ use engine::search::{
 use engine::tb::Tablebases;
 use engine::tt::TranspositionTable;
 use parking_lot::{Condvar, Mutex};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -88,8 +89,9 @@ struct Shared {
     /// it finishes, or the thread that raised `stop` or the timer when the main thread is slow
     /// to get a core), after claiming the search in `answered`.
     answer: Mutex<Option<OnDone>>,
-    /// Whether the final move of the current search may come from a vote among threads.
-    vote: AtomicBool,
+    /// Which threads the final move of the current search may come from (`VoteMode::index`):
+    /// the pool's mode, or `Main` when the search must report the main thread's result.
+    vote: AtomicU8,
     /// The id (`search_id`) of the last search answered: whoever answers search `n` first moves
     /// it from `n - 1` to `n` (only the winner then touches `answer`). Every search is answered
     /// before the next starts, so a late claim for an earlier search always fails.
@@ -109,6 +111,7 @@ pub struct Pool {
     current: Arc<Mutex<Arc<Shared>>>,
     tt: Arc<TranspositionTable>,
     policy: HelperPolicy,
+    vote_mode: VoteMode,
     tb: Option<TbSettings>,
 }
 
@@ -122,6 +125,7 @@ impl Pool {
             current: Arc::new(Mutex::new(shared)),
             tt,
             policy: HelperPolicy::default(),
+            vote_mode: VoteMode::default(),
             tb: None,
         };
         pool.spawn_workers(threads);
@@ -139,7 +143,7 @@ impl Pool {
             search_id: AtomicU64::new(0),
             tb_hits: AtomicU64::new(0),
             answer: Mutex::new(None),
-            vote: AtomicBool::new(false),
+            vote: AtomicU8::new(VoteMode::Main.index()),
             answered: AtomicU64::new(0),
         })
     }
@@ -198,6 +202,15 @@ impl Pool {
             }
         }
         self.wait();
+    }
+
+    pub fn vote_mode(&self) -> VoteMode {
+        self.vote_mode
+    }
+
+    /// Choose which threads the final move may come from (from the next search on).
+    pub fn set_vote_mode(&mut self, mode: VoteMode) {
+        self.vote_mode = mode;
     }
 
     /// Change the number of threads (waits for a running search to end). Same count: no-op.
@@ -281,8 +294,9 @@ impl Pool {
         self.shared.busy.add(self.workers.len());
         let vote =
             helpers > 0 && limits.depth.is_none() && limits.multipv <= 1 && limits.search_moves.is_empty();
+        let mode = if vote { self.vote_mode } else { VoteMode::Main };
         *self.shared.answer.lock() = Some(on_done);
-        self.shared.vote.store(vote, Ordering::SeqCst);
+        self.shared.vote.store(mode.index(), Ordering::SeqCst);
         // The new id last: a `stop` that reads it finds the search ready to be answered (one
         // that reads the previous id finds that search answered and does nothing).
         let search_id = self.shared.search_id.fetch_add(1, Ordering::SeqCst) + 1;
@@ -484,11 +498,11 @@ fn answer(shared: &Shared, search_id: u64) -> bool {
     if shared.answered.load(Ordering::SeqCst) >= search_id {
         return true;
     }
-    let vote = shared.vote.load(Ordering::SeqCst);
+    let mode = VoteMode::from_index(shared.vote.load(Ordering::SeqCst));
     let results: Vec<Option<Arc<SearchResult>>> = shared.results.iter().map(|r| r.load_full()).collect();
     // The main thread's result, or (when it has none yet) any thread's.
     let Some(fallback) = results.iter().flatten().next().cloned() else { return false };
-    let chosen = if vote || results[0].is_none() { crate::vote::choose(&results) } else { 0 };
+    let chosen = crate::vote::choose(&results, mode);
     let result = results[chosen].clone().filter(|r| !r.best_move.is_null()).unwrap_or(fallback);
     if shared.answered.compare_exchange(search_id - 1, search_id, Ordering::SeqCst, Ordering::SeqCst).is_err()
     {

@@ -8,19 +8,83 @@
 //! main thread's move is kept on ties. Published gains of such a vote are small but positive
 //! (a few Elo at 8 threads); with one thread, `go depth`, MultiPV or `searchmoves`, the main
 //! thread's result is used as it is.
+//!
+//! The weight hardly depends on depth (15 against 14 plies is 7%), so a helper whose last
+//! completed iteration is a ply shallower than the main thread's wins with a score a few
+//! centipawns higher, and a shallower score is often higher because the refutation lies just
+//! beyond it. `VoteMode::Deeper` therefore lets only threads that completed at least the main
+//! thread's depth vote; `VoteMode::Main` plays the main thread's move, as Ethereal 12 does.
 
 use engine::board::Move;
 use engine::search::score::MATE_BOUND;
 use engine::search::SearchResult;
 use std::borrow::Borrow;
+use std::fmt;
+use std::str::FromStr;
 
-/// Index (into `results`) of the result to play. `results[0]` is the main thread's.
-pub fn choose<R: Borrow<SearchResult>>(results: &[Option<R>]) -> usize {
+/// Which threads' results the final move may come from (UCI option `SMP Vote`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum VoteMode {
+    /// Every thread with a result votes.
+    #[default]
+    All,
+    /// Only threads that completed at least the main thread's depth vote.
+    Deeper,
+    /// The main thread's move is played.
+    Main,
+}
+
+impl VoteMode {
+    pub const NAMES: [&'static str; 3] = ["all", "deeper", "main"];
+    const ALL: [VoteMode; 3] = [VoteMode::All, VoteMode::Deeper, VoteMode::Main];
+
+    /// A small number standing for the mode (kept in an atomic).
+    pub(crate) fn index(self) -> u8 {
+        self as u8
+    }
+
+    pub(crate) fn from_index(index: u8) -> VoteMode {
+        Self::ALL.get(index as usize).copied().unwrap_or_default()
+    }
+}
+
+impl fmt::Display for VoteMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            VoteMode::All => "all",
+            VoteMode::Deeper => "deeper",
+            VoteMode::Main => "main",
+        })
+    }
+}
+
+impl FromStr for VoteMode {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "all" => Ok(VoteMode::All),
+            "deeper" => Ok(VoteMode::Deeper),
+            "main" => Ok(VoteMode::Main),
+            other => Err(format!("unknown vote mode '{other}' (all, deeper or main)")),
+        }
+    }
+}
+
+/// Index (into `results`) of the result to play. `results[0]` is the main thread's; when it
+/// has none (answered before its first iteration), every thread votes whatever the mode.
+pub fn choose<R: Borrow<SearchResult>>(results: &[Option<R>], mode: VoteMode) -> usize {
+    let main = results.first().and_then(|r| r.as_ref()).map(|r| r.borrow());
+    let min_depth = match (mode, main) {
+        (VoteMode::Main, Some(_)) => return 0,
+        (VoteMode::Deeper, Some(main)) => main.depth,
+        _ => 1,
+    };
     let usable: Vec<(usize, &SearchResult)> = results
         .iter()
         .enumerate()
         .filter_map(|(i, r)| r.as_ref().map(|r| (i, r.borrow())))
-        .filter(|(_, r)| !r.best_move.is_null() && r.depth > 0)
+        .filter(|(_, r)| !r.best_move.is_null() && r.depth >= min_depth.max(1))
         .collect();
     let Some(&(first, _)) = usable.first() else { return 0 };
     let worst = usable.iter().map(|(_, r)| r.score).min().unwrap_or(0);
@@ -70,21 +134,47 @@ mod tests {
     #[test]
     fn agreement_outweighs_a_lone_thread() {
         let results = [result(8, 30, 10), result(9, 35, 10), result(9, 34, 10)];
-        assert_eq!(choose(&results), 1);
+        assert_eq!(choose(&results, VoteMode::All), 1);
+        assert_eq!(choose(&results, VoteMode::Deeper), 1);
+        assert_eq!(choose(&results, VoteMode::Main), 0);
     }
 
     #[test]
     fn main_thread_kept_on_a_tie_and_alone() {
-        assert_eq!(choose(&[result(8, 30, 10), result(9, 30, 10)]), 0);
-        assert_eq!(choose(&[result(8, 30, 10)]), 0);
-        assert_eq!(choose(&[result(8, 30, 10), None]), 0);
+        for mode in [VoteMode::All, VoteMode::Deeper, VoteMode::Main] {
+            assert_eq!(choose(&[result(8, 30, 10), result(9, 30, 10)], mode), 0);
+            assert_eq!(choose(&[result(8, 30, 10)], mode), 0);
+            assert_eq!(choose(&[result(8, 30, 10), None], mode), 0);
+        }
     }
 
     #[test]
     fn mates_decide() {
         let results = [result(8, 30, 20), result(9, mate_in(5), 8), result(10, mate_in(3), 7)];
-        assert_eq!(choose(&results), 2);
+        assert_eq!(choose(&results, VoteMode::All), 2);
         let results = [result(8, -mate_in(4), 20), result(9, -20, 8)];
-        assert_eq!(choose(&results), 1);
+        assert_eq!(choose(&results, VoteMode::All), 1);
+    }
+
+    #[test]
+    fn a_shallower_optimist_wins_only_the_full_vote() {
+        // The helper completed one ply less and scores its move 10 cp higher.
+        let results = [result(8, 20, 15), result(9, 30, 14)];
+        assert_eq!(choose(&results, VoteMode::All), 1);
+        assert_eq!(choose(&results, VoteMode::Deeper), 0);
+        assert_eq!(choose(&results, VoteMode::Main), 0);
+        // A helper as deep as the main thread still votes.
+        let results = [result(8, 20, 15), result(9, 30, 15)];
+        assert_eq!(choose(&results, VoteMode::Deeper), 1);
+    }
+
+    #[test]
+    fn without_a_main_result_every_thread_votes() {
+        let results = [None, result(9, 30, 3), result(10, 10, 5)];
+        for mode in [VoteMode::All, VoteMode::Deeper, VoteMode::Main] {
+            assert_eq!(choose(&results, mode), 1);
+        }
+        assert_eq!("deeper".parse(), Ok(VoteMode::Deeper));
+        assert!("best".parse::<VoteMode>().is_err());
     }
 }

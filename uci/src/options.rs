@@ -52,6 +52,7 @@ pub const OPTIONS: &[OptionSpec] = &[
         name: "SMP Helpers",
         kind: OptionKind::Combo { default: "identical", vars: &smp::engine::search::HelperPolicy::NAMES },
     },
+    OptionSpec { name: "SMP Vote", kind: OptionKind::Combo { default: "all", vars: &smp::VoteMode::NAMES } },
 ];
 
 /// Every option: `OPTIONS`, then in a build with the `spsa` feature one spin option per tunable

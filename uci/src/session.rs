@@ -265,6 +265,10 @@ impl Session {
                 }
                 Err(e) => self.info(&e),
             },
+            ("SMP Vote", OptionValue::String(mode)) => match mode.parse() {
+                Ok(mode) => self.pool.set_vote_mode(mode),
+                Err(e) => self.info(&e),
+            },
             ("Debug Log File", OptionValue::String(path)) => {
                 if let Err(e) = crate::log::set_file(&path) {
                     self.info(&e);
