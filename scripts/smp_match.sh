@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Lazy SMP in games: one Lazuli binary at 2 threads against itself at 1 thread, the same for
-# another engine (--reference), the time-doubling yardstick (--doubling), or (--helpers) the two
-# helper policies against each other at 2 threads, played by scripts/match.py.
+# another engine (--reference), the time-doubling yardstick (--doubling), or two values of an
+# option against each other at 2 threads (--compare, --helpers), played by scripts/match.py.
 #
 #   scripts/smp_match.sh [options] BINARY OUT_PREFIX [extra match.py arguments...]
 #
@@ -14,9 +14,10 @@
 #                  and increment) against engine b lazuli-1x-time, both Threads=1; what a second
 #                  thread gains is compared with what twice the time gains (BINARY may also be
 #                  another engine, as with --reference)
-#   --helpers      engine a lazuli-skip (SMP Helpers=skip) against engine b lazuli-identical
-#                  (SMP Helpers=identical), both Threads=2; SPRT [0, 5] normalised Elo
-#                  (does skip gain?), stopped at 1000 pairs at most
+#   --compare OPTION A B   two values of one UCI option against each other, both Threads=2:
+#                  engine a lazuli-A (OPTION=A) against engine b lazuli-B (OPTION=B); SPRT
+#                  [0, 5] normalised Elo (does A gain?), stopped at 1000 pairs at most
+#   --helpers      short for --compare "SMP Helpers" skip identical
 #   --tc BASE+INC  clock in seconds (default 10+0.1)
 #   --pairs N      game pairs (the SPRT's upper bound when an SPRT runs)
 #   --sprt E0 E1   run an SPRT with these bounds (normalised Elo, as fastchess)
@@ -36,7 +37,7 @@ here="$(cd "$(dirname "$0")" && pwd)"
 python="${PYTHON:-$here/../.venv/bin/python}"
 
 usage() {
-    sed -n '6,25p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '6,26p' "$0" | sed 's/^# \{0,1\}//'
     exit "${1:-1}"
 }
 
@@ -48,7 +49,14 @@ alpha=0.05
 beta=0.05
 while [[ $# -gt 0 ]]; do
     case "$1" in
-        --helpers) mode=helpers; shift ;;
+        --helpers) mode=compare; option="SMP Helpers"; value_a=skip; value_b=identical; shift ;;
+        --compare)
+            mode=compare
+            option=${2:?--compare needs OPTION A B}
+            value_a=${3:?--compare needs OPTION A B}
+            value_b=${4:?--compare needs OPTION A B}
+            shift 4
+            ;;
         --reference) mode=reference; shift ;;
         --doubling) mode=doubling; shift ;;
         --tc) tc=${2:?--tc needs BASE+INC}; shift 2 ;;
@@ -114,16 +122,19 @@ case "$mode" in
         pairs=${pairs:-100}
         [[ "$sprt" != default ]] || sprt=none
         ;;
-    helpers)
-        if ! printf 'uci\nquit\n' | "$frozen" | grep -q '^option name SMP Helpers '; then
-            echo "smp_match: $binary has no 'SMP Helpers' option" >&2
+    compare)
+        if ! printf 'uci\nquit\n' | "$frozen" | grep -qF "option name $option type"; then
+            echo "smp_match: $binary has no '$option' option" >&2
             exit 1
         fi
-        engines=(--engine name=lazuli-skip "cmd=$frozen" option.Threads=2 "option.SMP Helpers=skip"
-                 --engine name=lazuli-identical "cmd=$frozen" option.Threads=2
-                 "option.SMP Helpers=identical")
-        names=(lazuli-skip lazuli-identical)
-        event="Lazuli SMP helpers: skip vs identical, 2 threads"
+        if [[ "$value_a" == "$value_b" ]]; then
+            echo "smp_match: --compare needs two different values" >&2
+            exit 1
+        fi
+        engines=(--engine "name=lazuli-$value_a" "cmd=$frozen" option.Threads=2 "option.$option=$value_a"
+                 --engine "name=lazuli-$value_b" "cmd=$frozen" option.Threads=2 "option.$option=$value_b")
+        names=("lazuli-$value_a" "lazuli-$value_b")
+        event="Lazuli $option: $value_a vs $value_b, 2 threads"
         pairs=${pairs:-1000}
         [[ "$sprt" != default ]] || sprt="0 5"
         ;;
