@@ -3,7 +3,12 @@
 A match is one or more *matchups*: the first engine against the second (a plain match), or
 against each of the others in turn (a gauntlet). Every matchup plays the same openings, each
 twice with colours reversed. Pairs are interleaved across matchups so that a match cut short
-(time budget, SPRT decision, Ctrl-C) still has comparable numbers for every opponent.
+(time budget, SPRT decision, Ctrl-C, SIGTERM) still has comparable numbers for every opponent.
+
+Stopping by hand: SIGTERM (``kill PID``) starts no new pair and lets the started pairs finish,
+then writes the summary and JSON as usual; a second SIGTERM, or Ctrl-C, stops at once (the
+unfinished games are not counted). SIGTERM works for a match started in the background, where
+the shell ignores SIGINT.
 
 Each worker thread owns its own engine processes, so ``concurrency`` games run side by side
 without sharing an engine. Results are reported from the first engine's point of view.
@@ -12,6 +17,7 @@ without sharing an engine. Results are reported from the first engine's point of
 from __future__ import annotations
 
 import json
+import signal
 import threading
 import time
 from dataclasses import dataclass, field
@@ -79,6 +85,7 @@ class MatchRunner:
         self._no_new_pairs = threading.Event()  # finish started pairs, start no new ones
         self._abort = threading.Event()  # stop now; unfinished games are not counted
         self._stop_reason = ""
+        self._terminations = 0  # SIGTERMs received
         # Errors of the runner itself (an engine that cannot start, a broken pipe): not engine
         # bugs, but the match is not valid either.
         self.fatal_errors: List[str] = []
@@ -134,6 +141,7 @@ class MatchRunner:
         ]
         for worker in workers:
             worker.start()
+        previous_handler = self._install_sigterm()
         try:
             while any(worker.is_alive() for worker in workers):
                 for worker in workers:
@@ -144,6 +152,8 @@ class MatchRunner:
             for worker in workers:
                 worker.join()
         finally:
+            if previous_handler is not None:
+                signal.signal(signal.SIGTERM, previous_handler)
             if self._pgn:
                 self._pgn.close()
         self._print_summary()
@@ -153,6 +163,21 @@ class MatchRunner:
             count for state in self.states.values() for kinds in state.bugs.values()
             for count in kinds.values()
         )
+
+    def _install_sigterm(self):
+        """SIGTERM: finish the started pairs (a second one: stop now). Returns the old handler,
+        or None where handlers cannot be set (outside the main thread)."""
+        if threading.current_thread() is not threading.main_thread():
+            return None
+
+        def on_sigterm(_signum, _frame) -> None:
+            self._terminations += 1
+            hard = self._terminations > 1
+            self.out.write("\nTerminated: " + ("stopping now.\n" if hard else
+                           "finishing the started pairs (terminate again to stop now).\n"))
+            self._stop("terminated", hard=hard)
+
+        return signal.signal(signal.SIGTERM, on_sigterm)
 
     def _worker(self, number: int) -> None:
         players = {}

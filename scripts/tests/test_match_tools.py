@@ -303,6 +303,43 @@ class BugDetectionTest(unittest.TestCase):
         self.assertIn("binc 10", first_go)
 
 
+class TerminateTest(unittest.TestCase):
+    """SIGTERM finishes the started pair and still writes the summary."""
+
+    def test_sigterm_finishes_started_pairs(self):
+        import json
+        import signal
+        import subprocess
+        import time
+
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "out.json")
+            proc = subprocess.Popen(
+                [sys.executable, os.path.join(SCRIPTS, "match.py"),
+                 "--engine", "name=a", f"cmd={sys.executable}", f"arg={FAKE}", "arg=good",
+                 "--engine", "name=b", f"cmd={sys.executable}", f"arg={FAKE}", "arg=good",
+                 "--tc", "1+0.01", "--pairs", "50", "--no-adjudication", "--json", out],
+                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            # Wait until the first game has been played, then ask the runner to finish.
+            for line in proc.stdout:
+                if line.startswith("[   1 "):
+                    break
+            time.sleep(0.2)
+            proc.send_signal(signal.SIGTERM)
+            rest = proc.stdout.read()
+            status = proc.wait(timeout=60)
+            self.assertEqual(status, 0, rest)
+            self.assertIn("Terminated: finishing the started pairs", rest)
+            with open(out, encoding="utf-8") as handle:
+                data = json.load(handle)
+            self.assertEqual(data["stopped"], "terminated")
+            row = data["matchups"][0]
+            # The started pair was completed; no new pair was started.
+            self.assertGreaterEqual(row["pairs"], 1)
+            self.assertLess(row["pairs"], 50)
+            self.assertEqual(row["games"], 2 * row["pairs"])
+
+
 class RunnerFailureTest(unittest.TestCase):
     """An error of the runner itself (not an engine bug) must not end with a clean exit."""
 
