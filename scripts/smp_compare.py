@@ -6,8 +6,11 @@ positions, spread from openings to endgames), with a cleared hash before every p
 
 - speed: `go movetime T` per position; NPS = sum of nodes / sum of search times (from the
   engines' own `info nodes/time`);
-- time to depth: `go depth D` per position (D per engine, so one thread needs about a second);
-  the speedup of N threads is the median over positions of wall time(1 thread) / wall time(N).
+- time to depth: `go depth D` per position (D per engine, so one thread needs about a second),
+  `--repeat` times (a position's time is the mean of its runs); the speedup of N threads is the
+  median over positions of wall time(1 thread) / wall time(N), also given as the geometric mean
+  of those ratios with a 95% interval (normal approximation on the logarithms), as
+  `lazuli scaling` reports it. Two engines whose intervals overlap are not told apart.
 
 Engines run one at a time, so they never compete for the cores. Example:
 
@@ -15,6 +18,7 @@ Engines run one at a time, so they never compete for the cores. Example:
 """
 
 import argparse
+import math
 import re
 import statistics
 import subprocess
@@ -44,7 +48,18 @@ def configure(engine: chess.engine.SimpleEngine, threads: int, hash_mb: int, ext
     engine.configure(options)
 
 
-def measure(cmd: str, threads: int, fens: list[str], depth: int, movetime: float, hash_mb: int, extra: dict):
+def geometric_mean_ci(ratios: list[float]) -> tuple[float, float, float]:
+    """Geometric mean of `ratios` and its 95% interval (normal approximation on the logs)."""
+    logs = [math.log(r) for r in ratios if r > 0]
+    if not logs:
+        return 0.0, 0.0, 0.0
+    mean = statistics.fmean(logs)
+    half = 1.96 * statistics.stdev(logs) / math.sqrt(len(logs)) if len(logs) > 1 else 0.0
+    return math.exp(mean), math.exp(mean - half), math.exp(mean + half)
+
+
+def measure(cmd: str, threads: int, fens: list[str], depth: int, movetime: float, hash_mb: int, extra: dict,
+            repeat: int = 1):
     engine = chess.engine.SimpleEngine.popen_uci(cmd)
     try:
         configure(engine, threads, hash_mb, extra)
@@ -58,11 +73,14 @@ def measure(cmd: str, threads: int, fens: list[str], depth: int, movetime: float
         nps = nodes / max(spent, 1e-9)
         times = []
         for fen in fens:
-            game = object()
-            engine.analyse(chess.Board(fen), chess.engine.Limit(depth=1), game=game)
-            start = time.perf_counter()
-            engine.analyse(chess.Board(fen), chess.engine.Limit(depth=depth), game=game)
-            times.append(time.perf_counter() - start)
+            runs = []
+            for _ in range(max(1, repeat)):
+                game = object()
+                engine.analyse(chess.Board(fen), chess.engine.Limit(depth=1), game=game)
+                start = time.perf_counter()
+                engine.analyse(chess.Board(fen), chess.engine.Limit(depth=depth), game=game)
+                runs.append(time.perf_counter() - start)
+            times.append(statistics.fmean(runs))
         return nps, times
     finally:
         engine.quit()
@@ -80,6 +98,8 @@ def main() -> int:
     parser.add_argument("--positions", type=int, default=24)
     parser.add_argument("--movetime", type=float, default=1.0)
     parser.add_argument("--hash", type=int, default=64)
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="time-to-depth runs per position and thread count (mean taken)")
     parser.add_argument("--lazuli-option", action="append", default=[], metavar="NAME=VALUE",
                         help="a UCI option for Lazuli, e.g. 'SMP Helpers=skip' (repeatable)")
     parser.add_argument("--engines", default="lazuli,ethereal,stockfish",
@@ -108,19 +128,23 @@ def main() -> int:
     fens = bench_positions(args.lazuli, args.positions)
     if lazuli_options:
         print(f"lazuli options: {lazuli_options}")
-    print(f"{len(fens)} positions, movetime {args.movetime}s for speed, hash {args.hash} MB")
-    print(f"{'engine':10} {'threads':>7} {'nps':>12} {'nps x':>7} {'depth':>5} {'ttd med s':>9} {'ttd x med':>9}")
+    print(f"{len(fens)} positions, movetime {args.movetime}s for speed, hash {args.hash} MB, "
+          f"{max(1, args.repeat)} time-to-depth run(s) per position")
+    print(f"{'engine':10} {'threads':>7} {'nps':>12} {'nps x':>7} {'depth':>5} {'ttd med s':>9} "
+          f"{'ttd x med':>9}  ttd x geomean [95%]")
     for name, cmd, depth, extra in engines:
         base_nps, base_times = None, None
         for threads in thread_counts:
             print(f"measuring {name} with {threads} thread(s)...", file=sys.stderr)
-            nps, times = measure(cmd, threads, fens, depth, args.movetime, args.hash, extra)
+            nps, times = measure(cmd, threads, fens, depth, args.movetime, args.hash, extra, args.repeat)
             if base_nps is None:
                 base_nps, base_times = nps, times
             speedups = [b / max(t, 1e-9) for b, t in zip(base_times, times)]
+            geomean, low, high = geometric_mean_ci(speedups)
             print(
                 f"{name:10} {threads:>7} {nps:>12.0f} {nps / base_nps:>7.2f} {depth:>5} "
-                f"{statistics.median(times):>9.3f} {statistics.median(speedups):>9.2f}",
+                f"{statistics.median(times):>9.3f} {statistics.median(speedups):>9.2f}  "
+                f"{geomean:.2f} [{low:.2f}, {high:.2f}]",
                 flush=True,
             )
     return 0

@@ -6,7 +6,7 @@ use smp::scaling::{run, summarize, to_csv, to_table, ScalingConfig};
 use std::time::Duration;
 
 pub const USAGE: &str =
-    "lazuli scaling [--threads 1,2,4] [--depth D] [--positions N] [--speed-ms T] [--hash MB]\n                      [--helpers identical|skip] [--csv FILE]";
+    "lazuli scaling [--threads 1,2,4] [--depth D] [--positions N] [--repeat R] [--speed-ms T]\n                      [--hash MB] [--helpers identical|skip] [--csv FILE]";
 
 /// Thread counts 1, 2, 4, ... up to the logical cores, and the core count itself.
 fn default_threads() -> Vec<usize> {
@@ -27,6 +27,7 @@ fn parse_args(args: &[String]) -> Result<(ScalingConfig, Option<String>), String
         speed_time: Duration::from_millis(1000),
         hash_mb: 64,
         policy: HelperPolicy::default(),
+        repeat: 1,
     };
     let mut count = 24;
     let mut csv = None;
@@ -44,6 +45,7 @@ fn parse_args(args: &[String]) -> Result<(ScalingConfig, Option<String>), String
             }
             "--depth" => config.depth = number(value()?)?.clamp(1, 100) as i32,
             "--positions" => count = number(value()?)?.clamp(1, BENCH_POSITIONS.len() as u64) as usize,
+            "--repeat" => config.repeat = number(value()?)?.clamp(1, 100) as usize,
             "--speed-ms" => config.speed_time = Duration::from_millis(number(value()?)?.max(10)),
             "--hash" => config.hash_mb = number(value()?)?.clamp(1, 1 << 20) as usize,
             "--helpers" => config.policy = value()?.parse()?,
@@ -59,7 +61,7 @@ fn parse_args(args: &[String]) -> Result<(ScalingConfig, Option<String>), String
 
 pub fn scaling_command(args: &[String]) -> i32 {
     if args.iter().any(|a| a == "--help" || a == "-h") {
-        println!("usage: {USAGE}\n\nDefaults: threads 1,2,4,... up to the logical cores; depth 16; 24 positions spread over\nthe bench list; 1000 ms per position for speed; 64 MB hash; helpers as `SMP Helpers` (identical). See smp/src/scaling.rs for the method.");
+        println!("usage: {USAGE}\n\nDefaults: threads 1,2,4,... up to the logical cores; depth 16; 24 positions spread over\nthe bench list; 1 time-to-depth run per position and thread count; 1000 ms per position for\nspeed; 64 MB hash; helpers as `SMP Helpers` (identical). See smp/src/scaling.rs for the method.");
         return 0;
     }
     let (config, csv) = match parse_args(args) {
@@ -70,9 +72,10 @@ pub fn scaling_command(args: &[String]) -> i32 {
         }
     };
     println!(
-        "Thread scaling: {} positions, time to depth {}, {} ms per position for speed, {} MB hash, helpers {}",
+        "Thread scaling: {} positions, time to depth {} ({} run(s) each), {} ms per position for speed, {} MB hash, helpers {}",
         config.positions.len(),
         config.depth,
+        config.repeat,
         config.speed_time.as_millis(),
         config.hash_mb,
         config.policy
@@ -100,9 +103,20 @@ mod tests {
 
     #[test]
     fn options_are_parsed_and_checked() {
-        let (config, csv) =
-            parse_args(&args(&["--threads", "1,3", "--depth", "9", "--positions", "4", "--helpers", "skip"]))
-                .expect("valid arguments");
+        let (config, csv) = parse_args(&args(&[
+            "--threads",
+            "1,3",
+            "--depth",
+            "9",
+            "--positions",
+            "4",
+            "--helpers",
+            "skip",
+            "--repeat",
+            "3",
+        ]))
+        .expect("valid arguments");
+        assert_eq!(config.repeat, 3);
         assert_eq!(config.threads, vec![1, 3]);
         assert_eq!(config.depth, 9);
         assert_eq!(config.positions.len(), 4);
@@ -111,7 +125,14 @@ mod tests {
         let (config, _) = parse_args(&[]).expect("defaults");
         assert_eq!(config.policy, HelperPolicy::Identical);
         assert_eq!(config.positions.len(), 24);
-        for bad in [&["--helpers", "some"][..], &["--threads", "0"], &["--depth"], &["--frobnicate"]] {
+        assert_eq!(config.repeat, 1);
+        for bad in [
+            &["--helpers", "some"][..],
+            &["--threads", "0"],
+            &["--depth"],
+            &["--repeat", "x"],
+            &["--frobnicate"],
+        ] {
             assert!(parse_args(&args(bad)).is_err(), "{bad:?} accepted");
         }
     }
