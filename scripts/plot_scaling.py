@@ -25,7 +25,7 @@ import csv
 import os
 import sys
 from dataclasses import dataclass
-from typing import List, Optional, Sequence
+from typing import List, Optional, Sequence, Tuple
 
 import matplotlib
 
@@ -44,6 +44,9 @@ class Row:
     ttd_speedup: float
     node_overhead: float
     ttd_total_ms: float
+    # Geometric mean of the time-to-depth speedups and its 95% interval (CSV files of older
+    # versions do not have them).
+    ttd_geomean: Optional[Tuple[float, float, float]] = None
 
 
 @dataclass(frozen=True)
@@ -69,6 +72,10 @@ def read_csv(path: str, label: str) -> Series:
         rows = []
         for number, record in enumerate(reader, start=2):
             try:
+                geomean = None
+                if record.get("ttd_speedup_geomean"):
+                    geomean = (float(record["ttd_speedup_geomean"]), float(record["ttd_ci95_low"]),
+                               float(record["ttd_ci95_high"]))
                 rows.append(Row(
                     threads=int(record["threads"]),
                     nps=float(record["nps"]),
@@ -76,6 +83,7 @@ def read_csv(path: str, label: str) -> Series:
                     ttd_speedup=float(record["ttd_speedup_median"]),
                     node_overhead=float(record["node_overhead"]),
                     ttd_total_ms=float(record["ttd_total_ms"]),
+                    ttd_geomean=geomean,
                 ))
             except (TypeError, ValueError) as err:
                 raise ValueError(f"{path}:{number}: bad value ({err})") from None
@@ -148,6 +156,13 @@ def plot_ttd(all_series: Sequence[Series], path: str, note: Optional[str]) -> No
         color = f"C{index}"
         xs, ys = series.threads(), [row.ttd_speedup for row in series.rows]
         ax.plot(xs, ys, "o-", color=color, linewidth=2, label=_name(series, "measured (median)"))
+        with_interval = [(row.threads, row.ttd_geomean) for row in series.rows if row.ttd_geomean]
+        if with_interval:
+            gx = [t + 0.08 for t, _ in with_interval]  # beside the median point, not on it
+            gy = [g[0] for _, g in with_interval]
+            errors = [[g[0] - g[1] for _, g in with_interval], [g[2] - g[0] for _, g in with_interval]]
+            ax.errorbar(gx, gy, yerr=errors, fmt="s", color=color, alpha=0.7, capsize=4,
+                        markersize=4, label=_name(series, "geometric mean, 95% interval"))
         ideal_x = _ideal_range(series)
         base = series.base.threads
         ax.plot(ideal_x, [x / base for x in ideal_x], "--", color=color, alpha=0.6,
