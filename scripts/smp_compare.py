@@ -72,7 +72,7 @@ def measure(cmd: str, threads: int, fens: list[str], depth: int, movetime: float
             spent += info.get("time", movetime)
         nps = nodes / max(spent, 1e-9)
         times = []
-        for fen in fens:
+        for number, fen in enumerate(fens, start=1):
             runs = []
             for _ in range(max(1, repeat)):
                 game = object()
@@ -81,6 +81,9 @@ def measure(cmd: str, threads: int, fens: list[str], depth: int, movetime: float
                 engine.analyse(chess.Board(fen), chess.engine.Limit(depth=depth), game=game)
                 runs.append(time.perf_counter() - start)
             times.append(statistics.fmean(runs))
+            # Progress on stderr: a few positions can take minutes for some engines.
+            print(f"  {threads} thread(s), position {number}/{len(fens)}: {times[-1]:.3f} s  {fen}",
+                  file=sys.stderr, flush=True)
         return nps, times
     finally:
         engine.quit()
