@@ -78,13 +78,13 @@ class Clock:
         black = black or tc
         if black != tc and not (tc.uses_clock and black.uses_clock):
             raise ValueError("only clock time controls (BASE+INC) can differ between the sides")
-        self.tc = tc
+        # The kind of limit (clock, movetime, nodes) is the same for both sides: White's says it.
         self.tcs = {chess.WHITE: tc, chess.BLACK: black}
         self.remaining = {color: t.base or 0.0 for color, t in self.tcs.items()}
 
     def limit(self) -> chess.engine.Limit:
         """The ``go`` limits for the side to move."""
-        tc = self.tc
+        tc = self.tcs[chess.WHITE]
         if tc.base is not None:
             return chess.engine.Limit(
                 white_clock=self.remaining[chess.WHITE],
@@ -102,10 +102,11 @@ class Clock:
         A hung engine has long forfeited (or, without a clock, is simply broken); the margin only
         exists so that a slightly late ``bestmove`` is recorded as a forfeit rather than a hang.
         """
-        if self.tc.base is not None:
+        tc = self.tcs[color]
+        if tc.base is not None:
             return max(self.remaining[color], 0.0) + hang_timeout
-        if self.tc.movetime is not None:
-            return self.tc.movetime + hang_timeout
+        if tc.movetime is not None:
+            return tc.movetime + hang_timeout
         return 60.0 + hang_timeout
 
     def spend(self, color: chess.Color, elapsed: float) -> bool:
@@ -113,7 +114,7 @@ class Clock:
 
         The increment is added only after a move made in time, as on a real clock.
         """
-        if self.tc.base is None:
+        if self.tcs[color].base is None:
             return True
         self.remaining[color] -= elapsed
         if self.remaining[color] < 0.0:

@@ -204,10 +204,6 @@ impl Pool {
         self.wait();
     }
 
-    pub fn vote_mode(&self) -> VoteMode {
-        self.vote_mode
-    }
-
     /// Choose which threads the final move may come from (from the next search on).
     pub fn set_vote_mode(&mut self, mode: VoteMode) {
         self.vote_mode = mode;

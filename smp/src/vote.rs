@@ -50,11 +50,7 @@ impl VoteMode {
 
 impl fmt::Display for VoteMode {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            VoteMode::All => "all",
-            VoteMode::Deeper => "deeper",
-            VoteMode::Main => "main",
-        })
+        f.write_str(Self::NAMES[self.index() as usize])
     }
 }
 
@@ -62,12 +58,11 @@ impl FromStr for VoteMode {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, String> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "all" => Ok(VoteMode::All),
-            "deeper" => Ok(VoteMode::Deeper),
-            "main" => Ok(VoteMode::Main),
-            other => Err(format!("unknown vote mode '{other}' (all, deeper or main)")),
-        }
+        let wanted = s.trim().to_ascii_lowercase();
+        Self::ALL
+            .into_iter()
+            .find(|mode| Self::NAMES[mode.index() as usize] == wanted)
+            .ok_or_else(|| format!("unknown vote mode '{wanted}' (all, deeper or main)"))
     }
 }
 
@@ -175,6 +170,10 @@ mod tests {
             assert_eq!(choose(&results, mode), 1);
         }
         assert_eq!("deeper".parse(), Ok(VoteMode::Deeper));
+        for mode in VoteMode::ALL {
+            assert_eq!(mode.to_string().parse(), Ok(mode));
+            assert_eq!(VoteMode::from_index(mode.index()), mode);
+        }
         assert!("best".parse::<VoteMode>().is_err());
     }
 }
