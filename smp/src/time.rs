@@ -21,8 +21,16 @@ pub struct TimeLimits {
     pub hard: Duration,
 }
 
-/// Moves assumed left in a sudden-death game.
-const DEFAULT_MOVES_TO_GO: u32 = 30;
+/// Moves the clock is planned over in sudden death without increment: spread thin, since the
+/// game may last long and nothing refills the clock.
+const SUDDEN_DEATH_HORIZON: f64 = 30.0;
+/// The horizon when the increments make up a large part of the budget: the clock is refilled
+/// every move, so more of it can be spent early, while the position is still open. (With a
+/// horizon of 30, games at 10+0.1 ended with about 45% of the base time unused.)
+const INCREMENT_HORIZON: f64 = 16.0;
+/// Increments worth this share of the remaining time per move (0.01: 100 moves of increment
+/// equal the clock) select `INCREMENT_HORIZON` fully; smaller ones move toward sudden death.
+const RICH_INCREMENT_SHARE: f64 = 0.01;
 /// Never plan to use more than this share of the remaining time on one move.
 const MAX_SHARE: f64 = 0.8;
 
@@ -35,15 +43,25 @@ pub fn allocate(clock: &Clock, move_overhead: Duration) -> Option<TimeLimits> {
     let time = clock.time?;
     // What may be spent: keep the overhead for every move still to be made before control.
     let usable = time.saturating_sub(move_overhead).max(Duration::from_millis(1));
-    let moves_to_go = clock.moves_to_go.unwrap_or(DEFAULT_MOVES_TO_GO).clamp(1, 50);
     let increment = clock.increment.min(usable);
-    let base = usable / moves_to_go + increment.mul_f64(0.75);
-    let max_share =
-        if moves_to_go == 1 { MAX_SHARE } else { MAX_SHARE.min(0.2 + 0.6 / moves_to_go as f64 * 4.0) };
+    let moves_to_go = match clock.moves_to_go {
+        Some(n) => n.clamp(1, 50) as f64,
+        None => horizon(usable, increment),
+    };
+    let base = usable.div_f64(moves_to_go) + increment.mul_f64(0.75);
+    let max_share = if moves_to_go <= 1.0 { MAX_SHARE } else { MAX_SHARE.min(0.2 + 2.4 / moves_to_go) };
     let ceiling = usable.mul_f64(max_share);
     let soft = base.mul_f64(0.6).min(ceiling);
     let hard = (base * 3).min(ceiling).max(soft);
     Some(TimeLimits { soft, hard })
+}
+
+/// How many moves a clock without `movestogo` is planned over: from `SUDDEN_DEATH_HORIZON`
+/// with no increment down to `INCREMENT_HORIZON` as the increment grows against the time left.
+fn horizon(usable: Duration, increment: Duration) -> f64 {
+    let share = increment.as_secs_f64() / usable.as_secs_f64().max(1e-3);
+    let weight = (share / RICH_INCREMENT_SHARE).min(1.0);
+    SUDDEN_DEATH_HORIZON - (SUDDEN_DEATH_HORIZON - INCREMENT_HORIZON) * weight
 }
 
 #[cfg(test)]
@@ -77,15 +95,56 @@ mod tests {
     }
 
     #[test]
+    fn increments_let_the_clock_be_spent_sooner() {
+        let sudden = Clock { time: Some(ms(10_000)), ..Clock::default() };
+        let with_inc = Clock { increment: ms(100), ..sudden };
+        let soft = |c: &Clock| allocate(c, ms(10)).expect("limits").soft;
+        // 10+0.1 plans over 16 moves, 10+0 over 30: more than the increment's own worth.
+        assert!(soft(&with_inc) > soft(&sudden) + ms(100), "{:?} {:?}", soft(&with_inc), soft(&sudden));
+        assert_eq!(horizon(ms(10_000), Duration::ZERO), SUDDEN_DEATH_HORIZON);
+        assert_eq!(horizon(ms(5_000), ms(100)), INCREMENT_HORIZON);
+        let small = horizon(ms(60_000), ms(100));
+        assert!(small > INCREMENT_HORIZON && small < SUDDEN_DEATH_HORIZON, "{small}");
+    }
+
+    #[test]
+    fn a_long_game_with_increment_keeps_time_in_hand() {
+        // 300 moves, each spending the soft limit (what a search with a stable best move uses),
+        // or each spending the hard limit (the most any move can take).
+        for (base, inc) in [(1_000u64, 10u64), (10_000, 100), (60_000, 600), (180_000, 2_000)] {
+            for worst in [false, true] {
+                let mut left = ms(base);
+                for _ in 0..300 {
+                    let clock = Clock { time: Some(left), increment: ms(inc), ..Clock::default() };
+                    let limits = allocate(&clock, ms(10)).expect("limits");
+                    let spent = if worst { limits.hard } else { limits.soft };
+                    assert!(spent < left, "{base}+{inc}: spends {spent:?} of {left:?}");
+                    left = left - spent + ms(inc);
+                }
+                // Spending the soft limit settles with several increments in hand.
+                if !worst {
+                    assert!(left > ms(5 * inc), "{base}+{inc}: {left:?} left");
+                }
+            }
+        }
+    }
+
+    #[test]
     fn no_clock_no_limits() {
         assert_eq!(allocate(&Clock::default(), ms(10)), None);
     }
 
     #[test]
-    fn sudden_death_spends_a_small_share() {
+    fn one_move_spends_a_small_share_of_the_clock() {
+        // 10+0.1 at the start of a game: soft about a 23rd of the clock, hard a fifth at most.
         let clock = Clock { time: Some(ms(10_000)), increment: ms(100), ..Clock::default() };
         let limits = allocate(&clock, ms(10)).expect("limits");
-        assert!(limits.soft > ms(100) && limits.soft < ms(500), "{limits:?}");
-        assert!(limits.hard < ms(2_000), "{limits:?}");
+        assert!(limits.soft > ms(300) && limits.soft < ms(500), "{limits:?}");
+        assert!(limits.hard < ms(2_200), "{limits:?}");
+        // Sudden death spreads the clock thinner.
+        let clock = Clock { time: Some(ms(10_000)), ..Clock::default() };
+        let limits = allocate(&clock, ms(10)).expect("limits");
+        assert!(limits.soft > ms(150) && limits.soft < ms(250), "{limits:?}");
+        assert!(limits.hard < ms(1_100), "{limits:?}");
     }
 }
