@@ -26,7 +26,9 @@ pub type OnDone = Box<dyn FnOnce(SearchResult) + Send>;
 
 /// How long the main thread waits for helpers to finish before answering.
 const HELPER_GRACE: Duration = Duration::from_millis(2);
-/// How long `stop` waits for the main thread to answer before answering for it.
+/// How long `stop` waits for the main thread to answer before answering for it, when every
+/// thread can have a core (with more threads than cores, `stop` answers at once: see
+/// `stop_grace`).
 const STOP_GRACE: Duration = Duration::from_millis(1);
 /// How often `stop` looks whether the main thread has answered during the grace.
 const STOP_POLL: Duration = Duration::from_micros(100);
@@ -96,6 +98,8 @@ struct Shared {
     /// it from `n - 1` to `n` (only the winner then touches `answer`). Every search is answered
     /// before the next starts, so a late claim for an earlier search always fails.
     answered: AtomicU64,
+    /// How long `stop` gives the main thread to answer (`stop_grace`).
+    stop_grace: Duration,
 }
 
 impl Shared {
@@ -145,6 +149,7 @@ impl Pool {
             answer: Mutex::new(None),
             vote: AtomicU8::new(VoteMode::Main.index()),
             answered: AtomicU64::new(0),
+            stop_grace: stop_grace(threads),
         })
     }
 
@@ -510,10 +515,26 @@ fn answer(shared: &Shared, search_id: u64) -> bool {
     true
 }
 
-/// After `stop`: the main thread normally answers within microseconds. When it is waiting for
-/// a core (many more threads than cores), answer for it from the published results.
+/// How long `stop` waits for the main thread of a pool of `threads` to answer. With a core for
+/// every thread the main thread answers within microseconds, with its last, possibly unfinished
+/// iteration. With more threads than cores it is usually waiting for a core, and the thread that
+/// read `stop` answers at once from the completed iterations: waiting would only add the grace,
+/// and polling through it costs that thread its place with the scheduler, so the next `stop`
+/// wakes it later (at 64 threads on 2 cores: median 1.2 ms and 90th percentile 21 ms with the
+/// grace, 0.2 ms and 4 to 8 ms without).
+fn stop_grace(threads: usize) -> Duration {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if threads > cores {
+        Duration::ZERO
+    } else {
+        STOP_GRACE
+    }
+}
+
+/// After `stop`: give the main thread `stop_grace` to answer, then answer for it from the
+/// published results (when it is waiting for a core).
 fn answer_after_grace(shared: &Shared, search_id: u64) {
-    let deadline = std::time::Instant::now() + STOP_GRACE;
+    let deadline = std::time::Instant::now() + shared.stop_grace;
     while shared.answered.load(Ordering::SeqCst) < search_id {
         if std::time::Instant::now() >= deadline {
             answer(shared, search_id);
@@ -573,6 +594,21 @@ mod tests {
             on_done,
         );
         rx
+    }
+
+    #[test]
+    fn stop_answers_at_once_only_with_more_threads_than_cores() {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        assert_eq!(stop_grace(1), STOP_GRACE);
+        assert_eq!(stop_grace(cores), STOP_GRACE);
+        assert_eq!(stop_grace(cores + 1), Duration::ZERO);
+        // An oversubscribed pool still answers `stop` with a legal move.
+        let mut pool = Pool::new(cores + 2, 4);
+        let result = go_infinite(&mut pool);
+        std::thread::sleep(Duration::from_millis(20));
+        pool.stop();
+        let result = result.recv_timeout(Duration::from_secs(10)).expect("bestmove after stop");
+        assert!(Board::new(Position::startpos()).position().is_legal_move(result.best_move));
     }
 
     #[test]
