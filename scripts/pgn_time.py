@@ -23,8 +23,9 @@ from dataclasses import dataclass, field
 import chess
 import chess.pgn
 
+from lazuli_match.timecontrol import TimeControl
+
 COMMENT = re.compile(r"/(\d+|\?) (\d+(?:\.\d+)?)s")
-CLOCK = re.compile(r"^(\d+(?:\.\d+)?)\+(\d+(?:\.\d+)?)$")
 
 
 @dataclass
@@ -36,9 +37,12 @@ class Usage:
 
 
 def parse_clock(text):
-    """(base, increment) in seconds from `10+0.1`, or None."""
-    match = CLOCK.match(text or "")
-    return (float(match.group(1)), float(match.group(2))) if match else None
+    """(base, increment) in seconds from a `BASE+INC` tag (as match.py reads `--tc`), or None."""
+    try:
+        tc = TimeControl.parse_clock(text or "")
+    except ValueError:
+        return None
+    return tc.base, tc.increment
 
 
 def read_usage(handle, bucket):
