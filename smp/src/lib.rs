@@ -3,13 +3,16 @@
 
 #![forbid(unsafe_code)]
 
+mod answer;
 mod control;
 pub mod datagen;
 pub mod pool;
 pub mod scaling;
 pub mod time;
 pub mod vote;
+mod worker;
 
+pub use answer::StopHandle;
 pub use engine;
-pub use pool::{Pool, StopHandle, TbSettings};
+pub use pool::{Pool, TbSettings};
 pub use vote::VoteMode;
