@@ -93,6 +93,9 @@ pub(crate) fn answer_after_grace(shared: &Shared, search_id: u64) {
 /// threads on few cores). Pondering postpones the deadline until `ponderhit`.
 pub(crate) fn start_timer(shared: Arc<Shared>, search_id: u64, start: std::time::Instant, hard: Duration) {
     let spawned = std::thread::Builder::new().name("lazuli-timer".into()).spawn(move || {
+        // Mostly asleep: a short slice lets it preempt busy search threads when the deadline
+        // comes (see `engine::sched`).
+        engine::sched::request_short_slice();
         let mut guard = shared.wake.0.lock();
         loop {
             if shared.search_id.load(Ordering::SeqCst) != search_id || shared.control.stopped() {
