@@ -68,6 +68,18 @@ impl Shared {
     pub(crate) fn total_nodes(&self) -> u64 {
         self.counters.iter().map(|c| c.load(Ordering::Relaxed)).sum()
     }
+
+    /// Wake the main thread waiting out `go infinite` or a ponder search, and the timer.
+    pub(crate) fn wake(&self) {
+        let _guard = self.wake.0.lock();
+        self.wake.1.notify_all();
+    }
+
+    /// Raise the stop flag for every thread, and wake those waiting for it.
+    pub(crate) fn stop_and_wake(&self) {
+        self.control.stop.store(true, Ordering::SeqCst);
+        self.wake();
+    }
 }
 
 pub struct Pool {
@@ -288,8 +300,7 @@ impl Pool {
     /// End the current search as soon as possible. Returns once `bestmove` has been given, or
     /// after a short grace if the search has not completed its first iteration yet.
     pub fn stop(&self) {
-        self.shared.control.stop.store(true, Ordering::SeqCst);
-        self.wake_main();
+        self.shared.stop_and_wake();
         answer_after_grace(&self.shared, self.shared.search_id.load(Ordering::SeqCst));
     }
 
@@ -304,12 +315,7 @@ impl Pool {
     pub fn ponderhit(&self, elapsed_ms: u64) {
         self.shared.control.time_origin_ms.store(elapsed_ms, Ordering::SeqCst);
         self.shared.control.pondering.store(false, Ordering::SeqCst);
-        self.wake_main();
-    }
-
-    fn wake_main(&self) {
-        let _guard = self.shared.wake.0.lock();
-        self.shared.wake.1.notify_all();
+        self.shared.wake();
     }
 
     pub fn is_searching(&self) -> bool {

@@ -119,11 +119,7 @@ fn run_search(index: usize, searcher: &mut Searcher, job: SearchJob, shared: &Sh
             shared.wake.1.wait_for(&mut guard, Duration::from_millis(50));
         }
     }
-    shared.control.stop.store(true, Ordering::SeqCst);
-    {
-        let _guard = shared.wake.0.lock();
-        shared.wake.1.notify_all();
-    }
+    shared.stop_and_wake();
     // Helpers stop within microseconds when they have a core; with far more threads than cores
     // some may wait for one. Their results are not worth a late `bestmove`: vote among those
     // that are done. (The next search still waits for every thread to be idle.)
