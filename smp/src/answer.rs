@@ -85,39 +85,6 @@ pub(crate) fn answer_after_grace(shared: &Shared, search_id: u64) {
     }
 }
 
-/// Raise the stop flag at the hard time limit even if the main thread is starved of CPU (many
-/// threads on few cores). Pondering postpones the deadline until `ponderhit`.
-pub(crate) fn start_timer(shared: Arc<Shared>, search_id: u64, start: std::time::Instant, hard: Duration) {
-    let spawned = std::thread::Builder::new().name("lazuli-timer".into()).spawn(move || {
-        // Mostly asleep: a short slice lets it preempt busy search threads when the deadline
-        // comes (see `engine::sched`; without one it woke up to 100 ms late at 64 threads).
-        engine::sched::request_short_slice();
-        let mut guard = shared.wake.0.lock();
-        loop {
-            if shared.search_id.load(Ordering::SeqCst) != search_id || shared.control.stopped() {
-                return;
-            }
-            if shared.control.pondering.load(Ordering::SeqCst) {
-                shared.wake.1.wait_for(&mut guard, Duration::from_millis(20));
-                continue;
-            }
-            let origin = Duration::from_millis(shared.control.time_origin_ms.load(Ordering::SeqCst));
-            let deadline = start + origin + hard;
-            let now = std::time::Instant::now();
-            if now >= deadline {
-                shared.control.stop.store(true, Ordering::SeqCst);
-                shared.wake.1.notify_all();
-                drop(guard);
-                answer_after_grace(&shared, search_id);
-                return;
-            }
-            shared.wake.1.wait_for(&mut guard, (deadline - now).min(Duration::from_millis(20)));
-        }
-    });
-    // Without a timer thread the main thread's own clock checks still end the search.
-    drop(spawned);
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,9 +6,11 @@
 mod answer;
 mod control;
 pub mod datagen;
+pub mod mailbox;
 pub mod pool;
 pub mod scaling;
 pub mod time;
+mod timer;
 pub mod vote;
 mod worker;
 

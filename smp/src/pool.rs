@@ -3,12 +3,12 @@
 //! stops; the helpers search the same position silently and share what they learn through the
 //! transposition table.
 
-use crate::answer::{answer_after_grace, start_timer, stop_grace, StopHandle};
+use crate::answer::{answer_after_grace, stop_grace, StopHandle};
 use crate::control::Latch;
+use crate::timer::Timer;
 use crate::vote::VoteMode;
 use crate::worker::{helper_limits, worker_loop, Job, MainJob, SearchJob, Worker};
 use arc_swap::ArcSwapOption;
-use crossbeam_channel::unbounded;
 use crossbeam_utils::CachePadded;
 use engine::board::Board;
 use engine::search::{HelperPolicy, Limits, Reporter, SearchControl, SearchResult};
@@ -39,7 +39,8 @@ pub(crate) struct Shared {
     pub(crate) helpers_running: Latch,
     /// Workers still busy with a job (the pool waits for it before changing anything).
     pub(crate) busy: Latch,
-    /// Wakes the main thread waiting out `go infinite` or a ponder search, and the timer.
+    /// Wakes the main thread waiting out `go infinite` or a ponder search, the timer, and the
+    /// helpers waiting for the main thread's first iteration.
     pub(crate) wake: (Mutex<()>, Condvar),
     /// Each thread's latest result (its last completed iteration, then its final result), for
     /// the vote. Lock-free, so answering never waits for a thread that was preempted while
@@ -69,7 +70,7 @@ impl Shared {
         self.counters.iter().map(|c| c.load(Ordering::Relaxed)).sum()
     }
 
-    /// Wake the main thread waiting out `go infinite` or a ponder search, and the timer.
+    /// Wake every thread waiting on `wake`.
     pub(crate) fn wake(&self) {
         let _guard = self.wake.0.lock();
         self.wake.1.notify_all();
@@ -91,6 +92,8 @@ pub struct Pool {
     policy: HelperPolicy,
     vote_mode: VoteMode,
     tb: Option<TbSettings>,
+    /// Raises the stop flag at the hard time limit.
+    timer: Timer,
 }
 
 impl Pool {
@@ -105,12 +108,13 @@ impl Pool {
             policy: HelperPolicy::default(),
             vote_mode: VoteMode::default(),
             tb: None,
+            timer: Timer::new(),
         };
         pool.spawn_workers(threads);
         pool
     }
 
-    fn new_shared(threads: usize) -> Arc<Shared> {
+    pub(crate) fn new_shared(threads: usize) -> Arc<Shared> {
         Arc::new(Shared {
             control: SearchControl::default(),
             counters: (0..threads.max(1)).map(|_| CachePadded::new(AtomicU64::new(0))).collect(),
@@ -129,7 +133,7 @@ impl Pool {
 
     fn spawn_workers(&mut self, threads: usize) {
         for index in 0..threads.max(1) {
-            let (jobs, inbox) = unbounded();
+            let (jobs, inbox) = crate::mailbox::channel();
             let shared = Arc::clone(&self.shared);
             let policy = self.policy;
             let handle = std::thread::Builder::new()
@@ -265,8 +269,8 @@ impl Pool {
         self.shared.tb_hits.store(0, Ordering::Relaxed);
         self.tt.new_search();
         let helpers = self.workers.len() - 1;
-        self.shared.helpers_running.add(helpers);
-        self.shared.busy.add(self.workers.len());
+        // The main thread's job only: it starts the helpers after its first iteration.
+        self.shared.busy.add(1);
         let vote =
             helpers > 0 && limits.depth.is_none() && limits.multipv <= 1 && limits.search_moves.is_empty();
         let mode = if vote { self.vote_mode } else { VoteMode::Main };
@@ -276,24 +280,25 @@ impl Pool {
         // that reads the previous id finds that search answered and does nothing).
         let search_id = self.shared.search_id.fetch_add(1, Ordering::SeqCst) + 1;
         if let Some(hard) = limits.hard_time {
-            start_timer(Arc::clone(&self.shared), search_id, limits.start, hard);
+            self.timer.arm(Arc::clone(&self.shared), search_id, limits.start, hard);
         }
-        let mut main = Some(MainJob { reporter, infinite });
-        for (index, worker) in self.workers.iter().enumerate() {
-            let job = SearchJob {
+        let job = |limits: Limits, main: Option<MainJob>| {
+            Box::new(SearchJob {
                 board: board.clone(),
-                limits: if index == 0 { limits.clone() } else { helper_limits(&limits) },
+                limits,
                 tt: Arc::clone(&self.tt),
                 tb: self.tb.clone(),
                 search_id,
-                main: if index == 0 { main.take() } else { None },
-            };
-            if worker.jobs.send(Job::Search(Box::new(job))).is_err() {
-                self.shared.busy.done();
-                if index > 0 {
-                    self.shared.helpers_running.done();
-                }
-            }
+                main,
+            })
+        };
+        let helper_jobs = self.workers[1..]
+            .iter()
+            .map(|worker| (worker.jobs.clone(), job(helper_limits(&limits), None)))
+            .collect();
+        let main = MainJob { reporter, infinite, helpers: helper_jobs };
+        if self.workers[0].jobs.send(Job::Search(job(limits.clone(), Some(main)))).is_err() {
+            self.shared.busy.done();
         }
     }
 
@@ -316,6 +321,7 @@ impl Pool {
         self.shared.control.time_origin_ms.store(elapsed_ms, Ordering::SeqCst);
         self.shared.control.pondering.store(false, Ordering::SeqCst);
         self.shared.wake();
+        self.timer.wake();
     }
 
     pub fn is_searching(&self) -> bool {

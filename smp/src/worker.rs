@@ -1,15 +1,17 @@
 //! The worker threads: each owns a `Searcher` and waits on its channel for jobs. Worker 0 is
 //! the main thread: when its search ends it stops the helpers, waits briefly for them and
-//! answers; the helpers only search and publish their results.
+//! answers. It also starts the helpers, once it has completed its first iteration; they only
+//! search and publish their results.
 
 use crate::answer::answer;
+use crate::mailbox::{Receiver, Sender};
 use crate::pool::{Shared, TbSettings};
-use crossbeam_channel::{Receiver, Sender};
 use engine::board::Board;
 use engine::search::{
     HelperPolicy, Limits, Reporter, SearchResult, Searcher, SharedState, SilentReporter, TbContext,
 };
 use engine::tt::TranspositionTable;
+use parking_lot::Mutex;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -31,6 +33,8 @@ pub(crate) struct SearchJob {
 pub(crate) struct MainJob {
     pub(crate) reporter: Box<dyn Reporter + Send>,
     pub(crate) infinite: bool,
+    /// The helpers' jobs, started after the main thread's first iteration (`start_helpers`).
+    pub(crate) helpers: Vec<(Sender<Job>, Box<SearchJob>)>,
 }
 
 pub(crate) enum Job {
@@ -61,7 +65,7 @@ pub(crate) fn helper_limits(limits: &Limits) -> Limits {
 
 pub(crate) fn worker_loop(index: usize, policy: HelperPolicy, inbox: Receiver<Job>, shared: Arc<Shared>) {
     let mut searcher = Searcher::for_thread(index, policy);
-    while let Ok(job) = inbox.recv() {
+    while let Some(job) = inbox.recv() {
         match job {
             Job::Exit => break,
             Job::Clear => {
@@ -80,7 +84,7 @@ pub(crate) fn worker_loop(index: usize, policy: HelperPolicy, inbox: Receiver<Jo
     }
 }
 
-fn run_search(index: usize, searcher: &mut Searcher, job: SearchJob, shared: &Shared) {
+fn run_search(index: usize, searcher: &mut Searcher, mut job: SearchJob, shared: &Shared) {
     let total = || shared.total_nodes();
     let tb = job.tb.as_ref().map(|t| TbContext {
         tables: &t.tables,
@@ -89,7 +93,15 @@ fn run_search(index: usize, searcher: &mut Searcher, job: SearchJob, shared: &Sh
         rule50: t.rule50,
         hits: &shared.tb_hits,
     });
-    let publish = |result: &SearchResult| shared.results[index].store(Some(Arc::new(result.clone())));
+    let helpers =
+        Mutex::new(job.main.as_mut().map(|main| std::mem::take(&mut main.helpers)).unwrap_or_default());
+    let publish = |result: &SearchResult| {
+        shared.results[index].store(Some(Arc::new(result.clone())));
+        let waiting = std::mem::take(&mut *helpers.lock());
+        if !waiting.is_empty() {
+            start_helpers(shared, waiting);
+        }
+    };
     let silent = SilentReporter;
     let reporter: &dyn Reporter = match &job.main {
         Some(main) => main.reporter.as_ref(),
@@ -106,7 +118,10 @@ fn run_search(index: usize, searcher: &mut Searcher, job: SearchJob, shared: &Sh
     };
     let result = searcher.search(&job.board, &job.limits, &ctx);
     let Some(main) = &job.main else {
-        publish(&result);
+        // Stopped before completing an iteration: nothing worth a vote.
+        if result.depth > 0 {
+            publish(&result);
+        }
         shared.helpers_running.done();
         return;
     };
@@ -126,4 +141,30 @@ fn run_search(index: usize, searcher: &mut Searcher, job: SearchJob, shared: &Sh
     shared.helpers_running.wait_zero_for(HELPER_GRACE);
     publish(&result);
     answer(shared, job.search_id);
+}
+
+/// Start the helpers, when the main thread has completed its first iteration (unless the search
+/// has been stopped by then). Returns how many were started.
+///
+/// The main thread always completes depth 1 (there is no move to play before), which takes it
+/// well under a millisecond with a core to itself. With more threads than cores, helpers that
+/// started with it took the cores away: at 64 threads on 2 cores its first iteration ended
+/// 55 ms after `go`, past the whole budget of a short clock, and nothing could answer before.
+/// The jobs go through each helper's own channel, so no lock is shared by all helpers (a
+/// condition variable they all waited on made the timer, which needed its lock, wait behind
+/// every one of them: up to 600 ms).
+pub(crate) fn start_helpers(shared: &Shared, helpers: Vec<(Sender<Job>, Box<SearchJob>)>) -> usize {
+    if shared.control.stopped() {
+        return 0;
+    }
+    let count = helpers.len();
+    shared.helpers_running.add(count);
+    shared.busy.add(count);
+    for (jobs, job) in helpers {
+        if jobs.send(Job::Search(job)).is_err() {
+            shared.busy.done();
+            shared.helpers_running.done();
+        }
+    }
+    count
 }

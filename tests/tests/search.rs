@@ -177,3 +177,37 @@ fn same_search_after_clearing_gives_same_nodes() {
     assert_eq!(first.nodes, second.nodes);
     assert_eq!(first.best_move, second.best_move);
 }
+
+/// A search whose stop flag is already raised: the main thread still completes depth 1 (there
+/// must be a move to play); a helper returns at once with no completed iteration.
+#[test]
+fn a_raised_stop_flag_ends_helpers_at_once_but_not_the_main_threads_first_iteration() {
+    use engine::search::{HelperPolicy, SearchControl, SharedState, SilentReporter};
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    let board = Board::new(Position::startpos());
+    let run = |thread_index: usize| {
+        let tt = TranspositionTable::new(4);
+        let control = SearchControl::default();
+        control.stop.store(true, Ordering::SeqCst);
+        let counter = AtomicU64::new(0);
+        let total = || counter.load(Ordering::Relaxed);
+        let ctx = SharedState {
+            tt: &tt,
+            control: &control,
+            nodes: &counter,
+            total_nodes: &total,
+            reporter: &SilentReporter,
+            tb: None,
+            on_iteration: None,
+        };
+        let mut searcher = Searcher::for_thread(thread_index, HelperPolicy::default());
+        searcher.search(&board, &Limits::default(), &ctx)
+    };
+    let main = run(0);
+    assert_eq!(main.depth, 1);
+    assert!(board.position().is_legal_move(main.best_move));
+    let helper = run(1);
+    assert_eq!(helper.depth, 0, "a stopped helper completed an iteration");
+    assert!(helper.nodes <= 1, "a stopped helper searched {} nodes", helper.nodes);
+}

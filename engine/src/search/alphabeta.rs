@@ -92,7 +92,9 @@ impl Searcher {
     }
 
     /// Count a node, and decide whether to stop: the flag, and for the main thread the clock and
-    /// node limits. Depth 1 always completes, so there is always a move to play.
+    /// node limits. The main thread always completes depth 1, so there is always a move to play;
+    /// a helper stops at once (it starts after the main thread's first iteration, and the vote
+    /// ignores its result until it completes one of its own).
     #[inline]
     pub(super) fn enter_node(&mut self, ctx: &SharedState<'_>, ply: usize) -> bool {
         self.nodes += 1;
@@ -110,7 +112,7 @@ impl Searcher {
                 }
             }
         }
-        if self.root_depth > 1 && ctx.control.stopped() {
+        if (self.root_depth > 1 || !self.is_main) && ctx.control.stopped() {
             self.stopped = true;
         }
         self.stopped
