@@ -30,11 +30,14 @@ pub(crate) struct SearchJob {
     pub(crate) main: Option<MainJob>,
 }
 
+/// Each helper's job, with the way to send it.
+pub(crate) type HelperJobs = Vec<(Sender<Job>, Box<SearchJob>)>;
+
 pub(crate) struct MainJob {
     pub(crate) reporter: Box<dyn Reporter + Send>,
     pub(crate) infinite: bool,
     /// The helpers' jobs, started after the main thread's first iteration (`start_helpers`).
-    pub(crate) helpers: Vec<(Sender<Job>, Box<SearchJob>)>,
+    pub(crate) helpers: HelperJobs,
 }
 
 pub(crate) enum Job {
@@ -153,7 +156,7 @@ fn run_search(index: usize, searcher: &mut Searcher, mut job: SearchJob, shared:
 /// The jobs go through each helper's own channel, so no lock is shared by all helpers (a
 /// condition variable they all waited on made the timer, which needed its lock, wait behind
 /// every one of them: up to 600 ms).
-pub(crate) fn start_helpers(shared: &Shared, helpers: Vec<(Sender<Job>, Box<SearchJob>)>) -> usize {
+pub(crate) fn start_helpers(shared: &Shared, helpers: HelperJobs) -> usize {
     if shared.control.stopped() {
         return 0;
     }
@@ -167,4 +170,62 @@ pub(crate) fn start_helpers(shared: &Shared, helpers: Vec<(Sender<Job>, Box<Sear
         }
     }
     count
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pool::Pool;
+    use engine::board::Position;
+
+    fn helper_jobs(count: usize) -> (HelperJobs, Vec<Receiver<Job>>) {
+        let tt = Arc::new(TranspositionTable::new(1));
+        (0..count)
+            .map(|_| {
+                let (jobs, inbox) = crate::mailbox::channel();
+                let job = Box::new(SearchJob {
+                    board: Board::new(Position::startpos()),
+                    limits: Limits::default(),
+                    tt: Arc::clone(&tt),
+                    tb: None,
+                    search_id: 1,
+                    main: None,
+                });
+                ((jobs, job), inbox)
+            })
+            .unzip()
+    }
+
+    #[test]
+    fn helpers_get_their_jobs_and_are_counted_as_running() {
+        let shared = Pool::new_shared(4);
+        let (jobs, inboxes) = helper_jobs(3);
+        assert_eq!(start_helpers(&shared, jobs), 3);
+        assert_eq!(shared.helpers_running.count(), 3);
+        assert_eq!(shared.busy.count(), 3);
+        for inbox in &inboxes {
+            assert!(matches!(inbox.recv(), Some(Job::Search(_))));
+        }
+    }
+
+    #[test]
+    fn a_stopped_search_starts_no_helpers() {
+        let shared = Pool::new_shared(4);
+        shared.stop_and_wake();
+        let (jobs, inboxes) = helper_jobs(3);
+        assert_eq!(start_helpers(&shared, jobs), 0);
+        assert_eq!(shared.helpers_running.count(), 0);
+        assert_eq!(shared.busy.count(), 0);
+        drop(inboxes);
+    }
+
+    #[test]
+    fn a_helper_whose_thread_is_gone_is_not_waited_for() {
+        let shared = Pool::new_shared(4);
+        let (jobs, inboxes) = helper_jobs(2);
+        drop(inboxes);
+        assert_eq!(start_helpers(&shared, jobs), 2);
+        assert_eq!(shared.helpers_running.count(), 0);
+        assert_eq!(shared.busy.count(), 0);
+    }
 }
