@@ -7,6 +7,7 @@
 
 use crate::output::Output;
 use crate::session::{Flow, Session};
+use crossbeam_channel::unbounded;
 use std::io::{BufRead, BufReader, Read};
 use std::time::Instant;
 
@@ -27,7 +28,7 @@ pub fn run_stdio() {
     if let Err(e) = crate::log::init_from_env() {
         eprintln!("{e}");
     }
-    let (lines, inbox) = smp::mailbox::channel::<(Input, Instant)>();
+    let (lines, inbox) = unbounded::<(Input, Instant)>();
     let mut session = Session::new(Output::stdout());
     // `stop` acts the moment it is read: with many search threads on few cores, waiting for
     // the session thread to be scheduled would add to the latency.
@@ -49,7 +50,7 @@ pub fn run_stdio() {
         })
         .expect("spawn the input thread");
 
-    while let Some((input, received)) = inbox.recv() {
+    while let Ok((input, received)) = inbox.recv() {
         let flow = match input {
             Input::Line(line) => session.handle_line(&line, received),
             Input::TooLong(bytes) => {
