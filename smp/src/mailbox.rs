@@ -8,9 +8,10 @@
 //! cores the workers yielded about 8 times per search each. This queue takes a lock held only
 //! to push or pop, and sleeps on a condition variable.
 //!
-//! The input loop keeps a crossbeam channel: there the reader thread, which has a short time
-//! slice, would share this lock with the session thread, which has not, and `stop` at 64
-//! threads on 2 cores answered later (90th percentile 8 to 12 ms against 4 ms).
+//! The input loop keeps a crossbeam channel: on this queue `stop` at 64 threads on 2 cores
+//! answered later (90th percentile 8 to 12 ms against 4 ms), probably because the reader
+//! thread, which has a short time slice, then shares a lock with the session thread, which has
+//! not.
 
 use parking_lot::{Condvar, Mutex};
 use std::collections::VecDeque;

@@ -39,8 +39,7 @@ pub(crate) struct Shared {
     pub(crate) helpers_running: Latch,
     /// Workers still busy with a job (the pool waits for it before changing anything).
     pub(crate) busy: Latch,
-    /// Wakes the main thread waiting out `go infinite` or a ponder search, the timer, and the
-    /// helpers waiting for the main thread's first iteration.
+    /// Wakes the main thread waiting out `go infinite` or a ponder search.
     pub(crate) wake: (Mutex<()>, Condvar),
     /// Each thread's latest result (its last completed iteration, then its final result), for
     /// the vote. Lock-free, so answering never waits for a thread that was preempted while
@@ -70,7 +69,7 @@ impl Shared {
         self.counters.iter().map(|c| c.load(Ordering::Relaxed)).sum()
     }
 
-    /// Wake every thread waiting on `wake`.
+    /// Wake the main thread waiting out `go infinite` or a ponder search.
     pub(crate) fn wake(&self) {
         let _guard = self.wake.0.lock();
         self.wake.1.notify_all();

@@ -2,10 +2,11 @@
 //! and answers from the published results, even when the main thread is starved of CPU (many
 //! threads on few cores).
 //!
-//! It lives as long as the pool and is armed by each timed `go`; nothing it waits on is
-//! shared with the search threads. A thread spawned for each search
-//! first ran up to 100 ms late at 64 threads on 2 cores, and a lock shared with waiting helpers
-//! kept it from the deadline for hundreds of milliseconds more.
+//! It lives as long as the pool and is armed by each timed `go`; the lock it waits on is taken
+//! by no search thread. A timer thread spawned for each search first ran 4 to 101 ms after
+//! `go` at 64 threads on 2 cores, and one that shared a lock with waiting helpers fired up to
+//! 645 ms late. Under that load it can still wake a few milliseconds late (the scheduler's
+//! doing: see the README's known limit).
 
 use crate::answer::answer_after_grace;
 use crate::pool::Shared;
@@ -32,70 +33,69 @@ struct State {
     exit: bool,
 }
 
-/// What the timer thread and the pool share: a lock taken only by them, never by a search
-/// thread. (Not a channel: crossbeam's blocking receive yields the CPU a few times before it
-/// sleeps, and each yield pushes the thread back in the scheduler's queue; the timer woke
-/// 5 ms late at 8 threads on 2 cores.)
+/// The deadline, shared by the timer thread and the pool only. A condition variable rather than
+/// a channel, whose blocking receive yields the CPU before sleeping (see `crate::mailbox`); the
+/// timer needs a timed wait, which `crate::mailbox` does not offer.
 #[derive(Default)]
-struct Mailbox {
+struct Alarm {
     state: Mutex<State>,
     changed: Condvar,
 }
 
 pub(crate) struct Timer {
-    mailbox: Arc<Mailbox>,
+    alarm: Arc<Alarm>,
     handle: Option<JoinHandle<()>>,
 }
 
 impl Timer {
     pub(crate) fn new() -> Timer {
-        let mailbox = Arc::new(Mailbox::default());
-        let inbox = Arc::clone(&mailbox);
+        let alarm = Arc::new(Alarm::default());
+        let inbox = Arc::clone(&alarm);
         let handle = std::thread::Builder::new().name("lazuli-timer".into()).spawn(move || run(&inbox)).ok();
         // Without a timer thread the main thread's own clock checks still end the search.
-        Timer { mailbox, handle }
+        Timer { alarm, handle }
     }
 
     /// Stop search `search_id` of `shared` at `hard` after `start` (counted from `ponderhit`
     /// when pondering). Replaces the previous search's deadline.
     pub(crate) fn arm(&self, shared: Arc<Shared>, search_id: u64, start: Instant, hard: Duration) {
-        self.mailbox.state.lock().armed = Some(Armed { shared, search_id, start, hard });
-        self.mailbox.changed.notify_one();
+        self.alarm.state.lock().armed = Some(Armed { shared, search_id, start, hard });
+        self.alarm.changed.notify_one();
     }
 
     /// Look at the deadline again (the clock started at `ponderhit`).
     pub(crate) fn wake(&self) {
-        let _state = self.mailbox.state.lock();
-        self.mailbox.changed.notify_one();
+        let _state = self.alarm.state.lock();
+        self.alarm.changed.notify_one();
     }
 }
 
 impl Drop for Timer {
     fn drop(&mut self) {
-        self.mailbox.state.lock().exit = true;
-        self.mailbox.changed.notify_one();
+        self.alarm.state.lock().exit = true;
+        self.alarm.changed.notify_one();
         if let Some(handle) = self.handle.take() {
             let _ = handle.join();
         }
     }
 }
 
-fn run(mailbox: &Mailbox) {
+fn run(alarm: &Alarm) {
     // Mostly asleep: a short slice lets it preempt busy search threads when the deadline comes
     // (see `engine::sched`; without one it woke up to 100 ms late at 64 threads).
     engine::sched::request_short_slice();
-    let mut state = mailbox.state.lock();
+    let mut state = alarm.state.lock();
     while !state.exit {
         if state.armed.as_ref().is_some_and(|armed| !is_current(armed)) {
             state.armed = None;
         }
         let Some(armed) = &state.armed else {
-            mailbox.changed.wait(&mut state);
+            alarm.changed.wait(&mut state);
             continue;
         };
         match wait_time(armed) {
             Some(wait) => {
-                mailbox.changed.wait_for(&mut state, wait);
+                alarm.changed.wait_for(&mut state, wait);
             }
             None => {
                 let due = state.armed.take();
@@ -121,10 +121,8 @@ fn wait_time(armed: &Armed) -> Option<Duration> {
     deadline.checked_duration_since(Instant::now()).filter(|left| !left.is_zero())
 }
 
+/// The deadline has come (the loop has just checked the search is still current).
 fn fire(armed: Armed) {
-    if !is_current(&armed) {
-        return;
-    }
     armed.shared.stop_and_wake();
     answer_after_grace(&armed.shared, armed.search_id);
 }

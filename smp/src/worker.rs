@@ -147,7 +147,8 @@ fn run_search(index: usize, searcher: &mut Searcher, mut job: SearchJob, shared:
 }
 
 /// Start the helpers, when the main thread has completed its first iteration (unless the search
-/// has been stopped by then). Returns how many were started.
+/// has been stopped by then). Returns how many were started (a helper whose thread is gone is
+/// not).
 ///
 /// The main thread always completes depth 1 (there is no move to play before), which takes it
 /// well under a millisecond with a core to itself. With more threads than cores, helpers that
@@ -155,21 +156,24 @@ fn run_search(index: usize, searcher: &mut Searcher, mut job: SearchJob, shared:
 /// 55 ms after `go`, past the whole budget of a short clock, and nothing could answer before.
 /// The jobs go through each helper's own channel, so no lock is shared by all helpers (a
 /// condition variable they all waited on made the timer, which needed its lock, wait behind
-/// every one of them: up to 600 ms).
+/// every one of them: up to 645 ms).
 pub(crate) fn start_helpers(shared: &Shared, helpers: HelperJobs) -> usize {
     if shared.control.stopped() {
         return 0;
     }
-    let count = helpers.len();
-    shared.helpers_running.add(count);
-    shared.busy.add(count);
+    // Counted before they are sent: the main thread may wait for them as soon as they run.
+    shared.helpers_running.add(helpers.len());
+    shared.busy.add(helpers.len());
+    let mut started = 0;
     for (jobs, job) in helpers {
-        if jobs.send(Job::Search(job)).is_err() {
+        if jobs.send(Job::Search(job)).is_ok() {
+            started += 1;
+        } else {
             shared.busy.done();
             shared.helpers_running.done();
         }
     }
-    count
+    started
 }
 
 #[cfg(test)]
@@ -224,7 +228,7 @@ mod tests {
         let shared = Pool::new_shared(4);
         let (jobs, inboxes) = helper_jobs(2);
         drop(inboxes);
-        assert_eq!(start_helpers(&shared, jobs), 2);
+        assert_eq!(start_helpers(&shared, jobs), 0);
         assert_eq!(shared.helpers_running.count(), 0);
         assert_eq!(shared.busy.count(), 0);
     }
