@@ -18,3 +18,8 @@ pub use answer::StopHandle;
 pub use engine;
 pub use pool::{Pool, TbSettings};
 pub use vote::VoteMode;
+
+/// The cores this process may run on (its affinity mask and CPU quota included), at least 1.
+pub(crate) fn available_cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}

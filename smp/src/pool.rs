@@ -19,6 +19,23 @@ use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+/// With more threads than cores, a move whose hard limit is shorter than this is searched by one
+/// thread per core. The scheduler shares the cores among all runnable threads, and the main
+/// thread or the timer then sometimes waits tens of ms for one (at 64 threads on 2 cores, up to
+/// 43 ms on a 10 ms move: a game at 1+0.01 was lost on time). On such short moves the extra
+/// threads cannot gain anything that is worth that risk.
+const OVERSUBSCRIBED_MIN_HARD_TIME: Duration = Duration::from_millis(100);
+
+/// How many of a pool's `helpers` a search with this hard limit starts, on `cores` cores.
+pub(crate) fn helpers_to_start(helpers: usize, cores: usize, hard_time: Option<Duration>) -> usize {
+    let short_move = hard_time.is_some_and(|hard| hard < OVERSUBSCRIBED_MIN_HARD_TIME);
+    if short_move && helpers >= cores {
+        cores.saturating_sub(1)
+    } else {
+        helpers
+    }
+}
+
 /// Called once with the final result, when the search has stopped.
 pub type OnDone = Box<dyn FnOnce(SearchResult) + Send>;
 
@@ -267,7 +284,7 @@ impl Pool {
         self.shared.results.iter().for_each(|r| r.store(None));
         self.shared.tb_hits.store(0, Ordering::Relaxed);
         self.tt.new_search();
-        let helpers = self.workers.len() - 1;
+        let helpers = helpers_to_start(self.workers.len() - 1, crate::available_cores(), limits.hard_time);
         // The main thread's job only: it starts the helpers after its first iteration.
         self.shared.busy.add(1);
         let vote =
@@ -291,7 +308,7 @@ impl Pool {
                 main,
             })
         };
-        let helper_jobs = self.workers[1..]
+        let helper_jobs = self.workers[1..=helpers]
             .iter()
             .map(|worker| (worker.jobs.clone(), job(helper_limits(&limits), None)))
             .collect();
@@ -355,5 +372,50 @@ impl Drop for Pool {
         self.stop();
         self.wait();
         self.shutdown_workers();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use engine::board::Position;
+    use engine::search::SilentReporter;
+    use std::sync::mpsc::channel;
+
+    fn ms(n: u64) -> Option<Duration> {
+        Some(Duration::from_millis(n))
+    }
+
+    #[test]
+    fn short_moves_start_one_thread_per_core_only_when_oversubscribed() {
+        // 64 threads on 2 cores: a 10 ms move runs 2, a long or untimed one all 64.
+        assert_eq!(helpers_to_start(63, 2, ms(10)), 1);
+        assert_eq!(helpers_to_start(63, 2, ms(100)), 63);
+        assert_eq!(helpers_to_start(63, 2, None), 63);
+        // With a core for every thread nothing changes.
+        assert_eq!(helpers_to_start(1, 2, ms(10)), 1);
+        assert_eq!(helpers_to_start(7, 8, ms(1)), 7);
+        assert_eq!(helpers_to_start(8, 8, ms(1)), 7);
+        assert_eq!(helpers_to_start(5, 1, ms(1)), 0);
+    }
+
+    #[test]
+    fn an_oversubscribed_pool_searches_a_short_move_on_one_thread_per_core() {
+        let cores = crate::available_cores();
+        let threads = cores + 3;
+        let mut pool = Pool::new(threads, 4);
+        let (tx, rx) = channel();
+        let limits = Limits { soft_time: ms(20), hard_time: ms(30), ..Limits::default() };
+        let on_done = Box::new(move |result: SearchResult| {
+            let _ = tx.send(result);
+        });
+        let board = Board::new(Position::startpos());
+        pool.go(board.clone(), limits, false, false, Box::new(SilentReporter), on_done);
+        let result = rx.recv_timeout(Duration::from_secs(10)).expect("a bestmove");
+        pool.wait();
+        assert!(board.position().is_legal_move(result.best_move));
+        let nodes: Vec<u64> = pool.shared.counters.iter().map(|c| c.load(Ordering::Relaxed)).collect();
+        assert!(nodes[0] > 0, "{nodes:?}");
+        assert!(nodes[cores..].iter().all(|&n| n == 0), "threads beyond the cores searched: {nodes:?}");
     }
 }
