@@ -23,7 +23,8 @@ use std::time::Duration;
 /// thread per core. The scheduler shares the cores among all runnable threads, and the main
 /// thread or the timer then sometimes waits tens of ms for one (at 64 threads on 2 cores, up to
 /// 43 ms on a 10 ms move: a game at 1+0.01 was lost on time). On such short moves the extra
-/// threads cannot gain anything that is worth that risk.
+/// threads gained nothing measurable anyway (64 threads against 1 at 1+0.01, with this rule:
+/// -40.7 +- 65.2 and +23.2 +- 104.4 Elo; before it, lost on time).
 const OVERSUBSCRIBED_MIN_HARD_TIME: Duration = Duration::from_millis(100);
 
 /// How many of a pool's `helpers` a search with this hard limit starts, on `cores` cores.
@@ -77,6 +78,9 @@ pub(crate) struct Shared {
     /// it from `n - 1` to `n` (only the winner then touches `answer`). Every search is answered
     /// before the next starts, so a late claim for an earlier search always fails.
     pub(crate) answered: AtomicU64,
+    /// The cores this process may run on, read when the pool's threads are created (reading
+    /// them means opening cgroup files, not something to do on every `go`).
+    pub(crate) cores: usize,
     /// How long `stop` gives the main thread to answer (`stop_grace`).
     pub(crate) stop_grace: Duration,
 }
@@ -131,6 +135,7 @@ impl Pool {
     }
 
     pub(crate) fn new_shared(threads: usize) -> Arc<Shared> {
+        let cores = crate::available_cores();
         Arc::new(Shared {
             control: SearchControl::default(),
             counters: (0..threads.max(1)).map(|_| CachePadded::new(AtomicU64::new(0))).collect(),
@@ -143,7 +148,8 @@ impl Pool {
             answer: Mutex::new(None),
             vote: AtomicU8::new(VoteMode::Main.index()),
             answered: AtomicU64::new(0),
-            stop_grace: stop_grace(threads),
+            cores,
+            stop_grace: stop_grace(threads, cores),
         })
     }
 
@@ -284,7 +290,7 @@ impl Pool {
         self.shared.results.iter().for_each(|r| r.store(None));
         self.shared.tb_hits.store(0, Ordering::Relaxed);
         self.tt.new_search();
-        let helpers = helpers_to_start(self.workers.len() - 1, crate::available_cores(), limits.hard_time);
+        let helpers = helpers_to_start(self.workers.len() - 1, self.shared.cores, limits.hard_time);
         // The main thread's job only: it starts the helpers after its first iteration.
         self.shared.busy.add(1);
         let vote =
