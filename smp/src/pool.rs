@@ -19,17 +19,22 @@ use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-/// With more threads than cores, a move whose hard limit is shorter than this is searched by one
-/// thread per core. The scheduler shares the cores among all runnable threads, and the main
-/// thread or the timer then sometimes waits tens of ms for one (at 64 threads on 2 cores, up to
-/// 43 ms on a 10 ms move: a game at 1+0.01 was lost on time). On such short moves the extra
-/// threads gained nothing measurable anyway (64 threads against 1 at 1+0.01, with this rule:
-/// -40.7 +- 65.2 and +23.2 +- 104.4 Elo; before it, lost on time).
-const OVERSUBSCRIBED_MIN_HARD_TIME: Duration = Duration::from_millis(100);
+/// With more threads than cores, a move whose hard limit is shorter than this, or one that would
+/// leave less than this on the clock if it ran to its hard limit, is searched by one thread per
+/// core. The scheduler shares the cores among all runnable threads, and the main thread or the
+/// timer then sometimes waits tens of ms for one (at 64 threads on 2 cores, up to 43 ms on a
+/// 10 ms move: a game at 1+0.01 was lost on time; stalls of up to 60 ms were measured). The
+/// clock test covers `movestogo 1`, where the hard limit may take 80% of a short clock. On such
+/// short moves the extra threads gained nothing measurable anyway (64 threads against 1 at
+/// 1+0.01, with this rule: -40.7 +- 65.2 and +23.2 +- 104.4 Elo; before it, lost on time).
+const OVERSUBSCRIBED_MIN_TIME: Duration = Duration::from_millis(100);
 
-/// How many of a pool's `helpers` a search with this hard limit starts, on `cores` cores.
-pub(crate) fn helpers_to_start(helpers: usize, cores: usize, hard_time: Option<Duration>) -> usize {
-    let short_move = hard_time.is_some_and(|hard| hard < OVERSUBSCRIBED_MIN_HARD_TIME);
+/// How many of a pool's `helpers` a search with these limits starts, on `cores` cores.
+pub(crate) fn helpers_to_start(helpers: usize, cores: usize, limits: &Limits) -> usize {
+    let short_move = limits.hard_time.is_some_and(|hard| {
+        let margin = limits.clock.map_or(Duration::MAX, |clock| clock.saturating_sub(hard));
+        hard < OVERSUBSCRIBED_MIN_TIME || margin < OVERSUBSCRIBED_MIN_TIME
+    });
     if short_move && helpers >= cores {
         cores.saturating_sub(1)
     } else {
@@ -290,7 +295,7 @@ impl Pool {
         self.shared.results.iter().for_each(|r| r.store(None));
         self.shared.tb_hits.store(0, Ordering::Relaxed);
         self.tt.new_search();
-        let helpers = helpers_to_start(self.workers.len() - 1, self.shared.cores, limits.hard_time);
+        let helpers = helpers_to_start(self.workers.len() - 1, self.shared.cores, &limits);
         // The main thread's job only: it starts the helpers after its first iteration.
         self.shared.busy.add(1);
         let vote =
@@ -384,6 +389,7 @@ impl Drop for Pool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::time::{allocate, Clock};
     use engine::board::Position;
     use engine::search::SilentReporter;
     use std::sync::mpsc::channel;
@@ -392,17 +398,38 @@ mod tests {
         Some(Duration::from_millis(n))
     }
 
+    /// Limits with this hard limit and clock, in ms.
+    fn timed(hard: Option<u64>, clock: Option<u64>) -> Limits {
+        let ms = |n| Duration::from_millis(n);
+        Limits { hard_time: hard.map(ms), clock: clock.map(ms), ..Limits::default() }
+    }
+
     #[test]
     fn short_moves_start_one_thread_per_core_only_when_oversubscribed() {
         // 64 threads on 2 cores: a 10 ms move runs 2, a long or untimed one all 64.
-        assert_eq!(helpers_to_start(63, 2, ms(10)), 1);
-        assert_eq!(helpers_to_start(63, 2, ms(100)), 63);
-        assert_eq!(helpers_to_start(63, 2, None), 63);
+        assert_eq!(helpers_to_start(63, 2, &timed(Some(10), None)), 1);
+        assert_eq!(helpers_to_start(63, 2, &timed(Some(100), None)), 63);
+        assert_eq!(helpers_to_start(63, 2, &timed(Some(100), Some(10_000))), 63);
+        assert_eq!(helpers_to_start(63, 2, &timed(None, None)), 63);
         // With a core for every thread nothing changes.
-        assert_eq!(helpers_to_start(1, 2, ms(10)), 1);
-        assert_eq!(helpers_to_start(7, 8, ms(1)), 7);
-        assert_eq!(helpers_to_start(8, 8, ms(1)), 7);
-        assert_eq!(helpers_to_start(5, 1, ms(1)), 0);
+        assert_eq!(helpers_to_start(1, 2, &timed(Some(10), None)), 1);
+        assert_eq!(helpers_to_start(7, 8, &timed(Some(1), None)), 7);
+        assert_eq!(helpers_to_start(8, 8, &timed(Some(1), None)), 7);
+        assert_eq!(helpers_to_start(5, 1, &timed(Some(1), None)), 0);
+    }
+
+    #[test]
+    fn a_move_that_may_nearly_empty_the_clock_runs_one_thread_per_core() {
+        // `movestogo 1` with 200 ms left: a 150 ms hard limit would leave 50 ms.
+        assert_eq!(helpers_to_start(63, 2, &timed(Some(150), Some(200))), 1);
+        assert_eq!(helpers_to_start(63, 2, &timed(Some(150), Some(250))), 63);
+        // From the session's own clock: the last move before the time control.
+        let clock =
+            Clock { time: Some(Duration::from_millis(200)), moves_to_go: Some(1), ..Clock::default() };
+        let hard = allocate(&clock, Duration::from_millis(10)).expect("limits").hard;
+        assert!(hard >= OVERSUBSCRIBED_MIN_TIME, "{hard:?}: the hard limit alone would not apply the rule");
+        let limits = Limits { hard_time: Some(hard), clock: clock.time, ..Limits::default() };
+        assert_eq!(helpers_to_start(63, 2, &limits), 1);
     }
 
     #[test]

@@ -61,6 +61,7 @@ pub(crate) fn helper_limits(limits: &Limits) -> Limits {
         mate: None,
         soft_time: None,
         hard_time: None,
+        clock: None,
         search_moves: limits.search_moves.clone(),
         multipv: 1,
     }

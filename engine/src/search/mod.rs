@@ -41,6 +41,8 @@ pub struct Limits {
     pub soft_time: Option<Duration>,
     /// Stop at once after this.
     pub hard_time: Option<Duration>,
+    /// Time left on the mover's clock when the search was asked for (`None` without a clock).
+    pub clock: Option<Duration>,
     /// Restrict the root to these moves (empty: all).
     pub search_moves: Vec<Move>,
     pub multipv: usize,
@@ -55,6 +57,7 @@ impl Default for Limits {
             mate: None,
             soft_time: None,
             hard_time: None,
+            clock: None,
             search_moves: Vec::new(),
             multipv: 1,
         }
