@@ -49,7 +49,9 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
     p.add_argument("--gauntlet", action="store_true",
                    help="the first engine plays each of the others (default: exactly two)")
     limit = p.add_mutually_exclusive_group(required=True)
-    limit.add_argument("--tc", help="clock BASE+INC in seconds, e.g. 10+0.1")
+    limit.add_argument(
+        "--tc", help="clock [MOVES/]BASE+INC in seconds, e.g. 10+0.1, or 40/10+0.1 (movestogo)"
+    )
     limit.add_argument("--movetime", type=float, help="fixed seconds per move")
     limit.add_argument("--nodes", type=int, help="fixed nodes per move")
     p.add_argument("--openings", default=DEFAULT_OPENINGS, help="EPD/FEN file, one per line")

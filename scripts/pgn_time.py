@@ -37,10 +37,16 @@ class Usage:
 
 
 def parse_clock(text):
-    """(base, increment) in seconds from a `BASE+INC` tag (as match.py reads `--tc`), or None."""
+    """(base, increment) in seconds from a `BASE+INC` tag (as match.py reads `--tc`), or None.
+
+    Move-count controls (`40/60+0.5`) give None too: the clock left at the end of such a game
+    depends on the periods, which this report does not follow.
+    """
     try:
         tc = TimeControl.parse_clock(text or "")
     except ValueError:
+        return None
+    if tc.moves is not None:
         return None
     return tc.base, tc.increment
 

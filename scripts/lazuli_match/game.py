@@ -217,7 +217,7 @@ def _ask_move(
     started = time.monotonic()
     watchdog.start()
     try:
-        play = engine.play(board, clock.limit(), game=game_id, info=_INFO)
+        play = engine.play(board, clock.limit(mover), game=game_id, info=_INFO)
     except chess.engine.EngineTerminatedError as err:
         if fired.is_set():
             detail = f"no bestmove {deadline:.3f}s after go; killed"

@@ -2,8 +2,9 @@
 
 Three kinds of limit are supported, one per match:
 
-- ``10+0.1``: a clock of 10 s per side plus 0.1 s per move (``40/60+0.5`` style move counts
-  are not supported);
+- ``10+0.1``: a clock of 10 s per side plus 0.1 s per move; ``40/10+0.1`` adds a move count:
+  each side gets another 10 s after every 40 of its moves and is told how many moves remain
+  (``movestogo``);
 - a fixed time per move (``movetime``);
 - a fixed number of nodes per move.
 
@@ -34,26 +35,38 @@ class TimeControl:
     increment: float = 0.0
     movetime: Optional[float] = None
     nodes: Optional[int] = None
+    # Moves per period of a clock (``MOVES/BASE+INC``): ``base`` is added again after each.
+    moves: Optional[int] = None
 
     @staticmethod
     def parse_clock(text: str) -> "TimeControl":
-        """Parses ``BASE[+INC]`` in seconds, e.g. ``10+0.1`` or ``60``."""
-        match = re.fullmatch(r"\s*(\d+(?:\.\d*)?)\s*(?:\+\s*(\d+(?:\.\d*)?))?\s*", text)
+        """Parses ``[MOVES/]BASE[+INC]`` in seconds, e.g. ``10+0.1``, ``60`` or ``40/10+0.1``."""
+        number = r"(\d+(?:\.\d*)?)"
+        match = re.fullmatch(rf"\s*(?:(\d+)\s*/\s*)?{number}\s*(?:\+\s*{number})?\s*", text)
         if not match:
-            raise ValueError(f"time control {text!r} is not BASE+INC in seconds, e.g. 10+0.1")
-        base = float(match.group(1))
-        increment = float(match.group(2) or 0.0)
+            raise ValueError(
+                f"time control {text!r} is not [MOVES/]BASE+INC in seconds, e.g. 10+0.1 or 40/10+0.1"
+            )
+        moves = int(match.group(1)) if match.group(1) is not None else None
+        base = float(match.group(2))
+        increment = float(match.group(3) or 0.0)
         if base <= 0.0:
             raise ValueError("the base time must be positive")
-        return TimeControl(base=base, increment=increment)
+        if moves is not None and moves <= 0:
+            raise ValueError("the move count of a time control must be positive")
+        return TimeControl(base=base, increment=increment, moves=moves)
 
     @property
     def uses_clock(self) -> bool:
         return self.base is not None
 
+    def _clock_text(self) -> str:
+        period = f"{self.moves}/" if self.moves is not None else ""
+        return f"{period}{self.base:g}+{self.increment:g}"
+
     def describe(self) -> str:
         if self.base is not None:
-            return f"{self.base:g}+{self.increment:g}"
+            return self._clock_text()
         if self.movetime is not None:
             return f"movetime {self.movetime:g}s"
         return f"nodes {self.nodes}"
@@ -61,7 +74,7 @@ class TimeControl:
     def pgn_tag(self) -> str:
         """The PGN ``TimeControl`` tag value (``-`` when there is no clock)."""
         if self.base is not None:
-            return f"{self.base:g}+{self.increment:g}"
+            return self._clock_text()
         if self.movetime is not None:
             return f"{self.movetime:g}/move"
         return "-"
@@ -81,9 +94,17 @@ class Clock:
         # The kind of limit (clock, movetime, nodes) is the same for both sides: White's says it.
         self.tcs = {chess.WHITE: tc, chess.BLACK: black}
         self.remaining = {color: t.base or 0.0 for color, t in self.tcs.items()}
+        self.moves_made = {chess.WHITE: 0, chess.BLACK: 0}
 
-    def limit(self) -> chess.engine.Limit:
-        """The ``go`` limits for the side to move."""
+    def moves_to_go(self, color: chess.Color) -> Optional[int]:
+        """Moves ``color`` must still make before its clock is refilled (``None``: no count)."""
+        moves = self.tcs[color].moves
+        if moves is None:
+            return None
+        return moves - self.moves_made[color] % moves
+
+    def limit(self, mover: chess.Color = chess.WHITE) -> chess.engine.Limit:
+        """The ``go`` limits for ``mover``, the side to move."""
         tc = self.tcs[chess.WHITE]
         if tc.base is not None:
             return chess.engine.Limit(
@@ -91,6 +112,7 @@ class Clock:
                 black_clock=self.remaining[chess.BLACK],
                 white_inc=self.tcs[chess.WHITE].increment,
                 black_inc=self.tcs[chess.BLACK].increment,
+                remaining_moves=self.moves_to_go(mover),
             )
         if tc.movetime is not None:
             return chess.engine.Limit(time=tc.movetime)
@@ -112,12 +134,17 @@ class Clock:
     def spend(self, color: chess.Color, elapsed: float) -> bool:
         """Charges ``elapsed`` seconds to ``color``; returns False if the flag fell.
 
-        The increment is added only after a move made in time, as on a real clock.
+        The increment (and, at the end of a move-count period, the base time) is added only after
+        a move made in time, as on a real clock.
         """
-        if self.tcs[color].base is None:
+        tc = self.tcs[color]
+        if tc.base is None:
             return True
         self.remaining[color] -= elapsed
         if self.remaining[color] < 0.0:
             return False
-        self.remaining[color] += self.tcs[color].increment
+        self.remaining[color] += tc.increment
+        self.moves_made[color] += 1
+        if tc.moves is not None and self.moves_made[color] % tc.moves == 0:
+            self.remaining[color] += tc.base
         return True

@@ -219,8 +219,25 @@ class RulesAndClockTest(unittest.TestCase):
         with self.assertRaises(ValueError):
             EngineSpec.parse(["cmd=/bin/true", "tc=fast"])
 
+    def test_move_count_clock_refills_after_each_period(self):
+        tc = TimeControl.parse_clock("2/1+0.1")
+        self.assertEqual(tc, TimeControl(base=1.0, increment=0.1, moves=2))
+        self.assertEqual((tc.describe(), tc.pgn_tag()), ("2/1+0.1", "2/1+0.1"))
+        clock = tc.new_clock()
+        self.assertEqual(clock.limit(chess.WHITE).remaining_moves, 2)
+        self.assertTrue(clock.spend(chess.WHITE, 0.5))
+        self.assertEqual(clock.limit(chess.WHITE).remaining_moves, 1)
+        self.assertEqual(clock.limit(chess.BLACK).remaining_moves, 2)
+        # The second move ends the period: increment, then a new base.
+        self.assertTrue(clock.spend(chess.WHITE, 0.5))
+        self.assertAlmostEqual(clock.remaining[chess.WHITE], 1.2)
+        self.assertEqual(clock.limit(chess.WHITE).remaining_moves, 2)
+        # Flagging on the last move of a period gets no refill.
+        self.assertFalse(clock.spend(chess.BLACK, 0.5) and clock.spend(chess.BLACK, 0.61))
+        self.assertIsNone(TimeControl.parse_clock("10+0.1").new_clock().limit().remaining_moves)
+
     def test_bad_time_controls(self):
-        for text in ("", "10+", "abc", "0+1"):
+        for text in ("", "10+", "abc", "0+1", "0/10+0.1", "/10", "4/"):
             with self.assertRaises(ValueError):
                 TimeControl.parse_clock(text)
 

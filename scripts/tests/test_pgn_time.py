@@ -48,7 +48,7 @@ class PgnTimeTest(unittest.TestCase):
 
     def test_clock_left_uses_each_sides_own_control(self):
         # White at 10+0.1 spent 1.0 s over 3 moves; Black at 20+0.2 spent 3.0 s over 2 moves
-        # (its third move had no comment). The second game's `40/60` is not BASE+INC.
+        # (its third move had no comment). The second game's `40/60` has periods, not followed.
         self.assertEqual(len(self.usage["fast"].clock_left), 1)
         self.assertAlmostEqual(self.usage["fast"].clock_left[0], 10 - 1.0 + 0.3)
         self.assertAlmostEqual(self.usage["slow"].clock_left[0], 20 - 3.0 + 0.4)
