@@ -103,7 +103,7 @@ class Clock:
             return None
         return moves - self.moves_made[color] % moves
 
-    def limit(self, mover: chess.Color = chess.WHITE) -> chess.engine.Limit:
+    def limit(self, mover: chess.Color) -> chess.engine.Limit:
         """The ``go`` limits for ``mover``, the side to move."""
         tc = self.tcs[chess.WHITE]
         if tc.base is not None:

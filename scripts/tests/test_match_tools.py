@@ -200,7 +200,7 @@ class RulesAndClockTest(unittest.TestCase):
     def test_time_odds_give_each_side_its_own_clock(self):
         white, black = TimeControl.parse_clock("2+0.2"), TimeControl.parse_clock("1+0.1")
         clock = white.new_clock(black)
-        limit = clock.limit()
+        limit = clock.limit(chess.WHITE)
         self.assertEqual((limit.white_clock, limit.black_clock), (2.0, 1.0))
         self.assertEqual((limit.white_inc, limit.black_inc), (0.2, 0.1))
         self.assertTrue(clock.spend(chess.WHITE, 1.5))
@@ -234,7 +234,7 @@ class RulesAndClockTest(unittest.TestCase):
         self.assertEqual(clock.limit(chess.WHITE).remaining_moves, 2)
         # Flagging on the last move of a period gets no refill.
         self.assertFalse(clock.spend(chess.BLACK, 0.5) and clock.spend(chess.BLACK, 0.61))
-        self.assertIsNone(TimeControl.parse_clock("10+0.1").new_clock().limit().remaining_moves)
+        self.assertIsNone(TimeControl.parse_clock("10+0.1").new_clock().limit(chess.WHITE).remaining_moves)
 
     def test_bad_time_controls(self):
         for text in ("", "10+", "abc", "0+1", "0/10+0.1", "/10", "4/"):

@@ -400,8 +400,7 @@ mod tests {
 
     /// Limits with this hard limit and clock, in ms.
     fn timed(hard: Option<u64>, clock: Option<u64>) -> Limits {
-        let ms = |n| Duration::from_millis(n);
-        Limits { hard_time: hard.map(ms), clock: clock.map(ms), ..Limits::default() }
+        Limits { hard_time: hard.and_then(ms), clock: clock.and_then(ms), ..Limits::default() }
     }
 
     #[test]

@@ -492,7 +492,7 @@ impl Session {
             mate: mate.map(|m| m as i32),
             soft_time: time_limits.map(|t| t.soft),
             hard_time: time_limits.map(|t| t.hard),
-            clock: clock.time.filter(|_| time_limits.is_some() && clock.move_time.is_none()),
+            clock: clock.time,
             search_moves,
             multipv: self.multipv,
         }
