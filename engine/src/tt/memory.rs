@@ -26,7 +26,7 @@ pub struct ZeroedSlice<T> {
 /// invalid zero patterns).
 pub unsafe trait Zeroable {}
 
-// SAFETY: the buckets are arrays of `AtomicU64`, for which zero is a valid value.
+// SAFETY: the buckets are arrays of `AtomicU64` and `AtomicU16`, for which zero is a valid value.
 unsafe impl Zeroable for super::Bucket {}
 
 impl<T: Zeroable> ZeroedSlice<T> {

@@ -1,20 +1,24 @@
 //! The shared transposition table: lock-free, written and read by every search thread at once.
 //!
 //! # Layout
-//! The table is a vector of 64-byte buckets (one cache line), each holding four entries of two
-//! `AtomicU64` words: `check = key ^ data` and `data`. `data` packs the move (16 bits), score
-//! (16), static evaluation (16), depth (8) and a byte of generation (5 bits), PV flag (1) and
-//! bound (2). A bucket is chosen by the high bits of a 128-bit product of the key and the bucket
-//! count, so any table size works.
+//! The table is a vector of 64-byte buckets (one cache line), each holding six entries of ten
+//! bytes: an `AtomicU64` word and an `AtomicU16` static evaluation. The word packs a 16-bit check
+//! (the key's low 16 bits XOR-ed with the evaluation), the move (16 bits), score (16), depth (8)
+//! and a byte of generation (5 bits), PV flag (1) and bound (2). A bucket is chosen by the high
+//! bits of a 128-bit product of the key and the bucket count, so any table size works and the
+//! check bits are independent of the bucket. Six entries per line is 1.5 times the entries of a
+//! layout with a full 64-bit key in every entry (Ethereal and Stockfish pack theirs the same way).
 //!
 //! # Concurrency contract
-//! All accesses are `Relaxed` loads and stores of whole words; there is no lock and no `unsafe`.
-//! A writer stores `data` and then `check`; a racing reader may see a `data` from one write and a
-//! `check` from another. Such a torn entry fails the test `check ^ data == key` and reads as a
-//! miss (a false match needs a 64-bit collision). An entry that survives the test is still only a
-//! hint: its move was legal in *some* position with this key, so the search validates it with
-//! `Position::is_pseudo_legal` and `is_legal` before playing it. Scores and bounds from a
-//! genuine key collision can at worst mislead the search, never crash it.
+//! All accesses are `Relaxed` loads and stores of whole atomics; there is no lock and no `unsafe`.
+//! Each word is written in one store, so the only tear possible is a word from one write paired
+//! with an evaluation from another. Such an entry fails the check `check ^ eval == key & 0xffff`
+//! unless both writes stored the same evaluation (then nothing is wrong with it). With 16 check
+//! bits, a probe for a position that is not stored matches some other position's entry about once
+//! in 11,000 probes (six slots, 1/65536 each), as in other engines that store 16 bits of the key.
+//! An entry is therefore only a hint: its move is validated with `Position::is_pseudo_legal` and
+//! `is_legal` before it is played, and a wrong score can at worst mislead the search, never crash
+//! it.
 //!
 //! # Replacement
 //! Within a bucket, an entry with the same key is overwritten when the new one is exact, deeper
@@ -28,29 +32,33 @@ mod memory;
 
 use crate::board::Move;
 use memory::ZeroedSlice;
-use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU16, AtomicU64, AtomicU8, Ordering};
 
 pub const BOUND_NONE: u8 = 0;
 pub const BOUND_UPPER: u8 = 1;
 pub const BOUND_LOWER: u8 = 2;
 pub const BOUND_EXACT: u8 = 3;
 
-const ENTRIES_PER_BUCKET: usize = 4;
+const ENTRIES_PER_BUCKET: usize = 6;
 const GENERATION_BITS: u8 = 5;
 const GENERATION_CYCLE: u8 = 1 << GENERATION_BITS;
 
 use crate::search::score::PLY_DEPENDENT_BOUND;
 
-#[derive(Default)]
-struct Slot {
-    check: AtomicU64,
-    data: AtomicU64,
-}
-
+/// Six entries in one cache line: 48 bytes of words, 12 of evaluations, 4 unused.
 #[repr(C, align(64))]
 #[derive(Default)]
 pub(crate) struct Bucket {
-    slots: [Slot; ENTRIES_PER_BUCKET],
+    words: [AtomicU64; ENTRIES_PER_BUCKET],
+    evals: [AtomicU16; ENTRIES_PER_BUCKET],
+}
+
+const _: () = assert!(std::mem::size_of::<Bucket>() == 64);
+
+/// The 16 bits of a key that an entry keeps.
+#[inline]
+fn key_check(key: u64) -> u16 {
+    key as u16
 }
 
 /// A decoded table entry.
@@ -66,30 +74,40 @@ pub struct TtEntry {
 }
 
 impl TtEntry {
-    fn unpack(data: u64) -> TtEntry {
-        let flags = (data >> 56) as u8;
+    /// The entry held by `word` and `eval`, if it belongs to a key whose check bits are `check`.
+    #[inline]
+    fn unpack_if(word: u64, eval: u16, check: u16) -> Option<TtEntry> {
+        (word != 0 && word as u16 ^ eval == check).then(|| TtEntry::unpack(word, eval))
+    }
+
+    fn unpack(word: u64, eval: u16) -> TtEntry {
+        let flags = (word >> 56) as u8;
         TtEntry {
-            mv: Move::from_raw(data as u16),
-            score: (data >> 16) as u16 as i16 as i32,
-            eval: (data >> 32) as u16 as i16 as i32,
-            depth: (data >> 48) as u8 as i32 - DEPTH_OFFSET,
+            mv: Move::from_raw((word >> 16) as u16),
+            score: (word >> 32) as u16 as i16 as i32,
+            eval: eval as i16 as i32,
+            depth: (word >> 48) as u8 as i32 - DEPTH_OFFSET,
             bound: flags & 3,
             pv: flags & 4 != 0,
             generation: flags >> 3,
         }
     }
 
-    fn pack(self) -> u64 {
+    /// The word and the evaluation to store for the key whose check bits are `check`.
+    fn pack(self, check: u16) -> (u64, u16) {
+        let eval = self.eval.clamp(i16::MIN as i32, i16::MAX as i32) as i16 as u16;
         let flags = self.bound & 3 | (self.pv as u8) << 2 | self.generation << 3;
-        self.mv.raw() as u64
-            | (self.score as i16 as u16 as u64) << 16
-            | (self.eval as i16 as u16 as u64) << 32
+        let word = (check ^ eval) as u64
+            | (self.mv.raw() as u64) << 16
+            | (self.score as i16 as u16 as u64) << 32
             | ((self.depth + DEPTH_OFFSET).clamp(0, 255) as u64) << 48
-            | (flags as u64) << 56
+            | (flags as u64) << 56;
+        (word, eval)
     }
 }
 
-/// Stored depths are offset so quiescence entries (depth 0 and slightly below) fit in a byte.
+/// Stored depths are offset so quiescence entries (depth 0 and slightly below) fit in a byte;
+/// every stored depth is at least -1, so a stored word is never zero (zero marks an empty slot).
 const DEPTH_OFFSET: i32 = 8;
 
 pub struct TranspositionTable {
@@ -127,10 +145,8 @@ impl TranspositionTable {
             for part in self.buckets.chunks(chunk.max(1)) {
                 scope.spawn(move || {
                     for bucket in part {
-                        for slot in &bucket.slots {
-                            slot.check.store(0, Ordering::Relaxed);
-                            slot.data.store(0, Ordering::Relaxed);
-                        }
+                        bucket.words.iter().for_each(|word| word.store(0, Ordering::Relaxed));
+                        bucket.evals.iter().for_each(|eval| eval.store(0, Ordering::Relaxed));
                     }
                 });
             }
@@ -145,9 +161,13 @@ impl TranspositionTable {
     }
 
     #[inline]
+    fn index(&self, key: u64) -> usize {
+        ((key as u128 * self.buckets.len() as u128) >> 64) as usize
+    }
+
+    #[inline]
     fn bucket(&self, key: u64) -> &Bucket {
-        let index = ((key as u128 * self.buckets.len() as u128) >> 64) as usize;
-        &self.buckets[index]
+        &self.buckets[self.index(key)]
     }
 
     /// Hint the CPU to fetch the bucket of `key` (call right after making a move).
@@ -159,11 +179,11 @@ impl TranspositionTable {
     /// The entry stored for `key`, with its score converted for a node at `ply`.
     #[inline]
     pub fn probe(&self, key: u64, ply: usize) -> Option<TtEntry> {
-        for slot in &self.bucket(key).slots {
-            let data = slot.data.load(Ordering::Relaxed);
-            let check = slot.check.load(Ordering::Relaxed);
-            if check ^ data == key && data != 0 {
-                let mut entry = TtEntry::unpack(data);
+        let bucket = self.bucket(key);
+        let check = key_check(key);
+        for (word, eval) in bucket.words.iter().zip(&bucket.evals) {
+            let word = word.load(Ordering::Relaxed);
+            if let Some(mut entry) = TtEntry::unpack_if(word, eval.load(Ordering::Relaxed), check) {
                 entry.score = score_from_tt(entry.score, ply);
                 return Some(entry);
             }
@@ -187,20 +207,21 @@ impl TranspositionTable {
     ) {
         let generation = self.generation.load(Ordering::Relaxed);
         let bucket = self.bucket(key);
-        let mut victim = &bucket.slots[0];
+        let check = key_check(key);
+        let mut victim = 0;
         let mut victim_worth = i32::MAX;
         let mut old = None;
-        for slot in &bucket.slots {
-            let data = slot.data.load(Ordering::Relaxed);
-            let check = slot.check.load(Ordering::Relaxed);
-            if check ^ data == key && data != 0 {
+        for (slot, (word, eval)) in bucket.words.iter().zip(&bucket.evals).enumerate() {
+            let word = word.load(Ordering::Relaxed);
+            let eval = eval.load(Ordering::Relaxed);
+            if let Some(entry) = TtEntry::unpack_if(word, eval, check) {
                 victim = slot;
-                old = Some(TtEntry::unpack(data));
+                old = Some(entry);
                 break;
             }
-            let entry = TtEntry::unpack(data);
+            let entry = TtEntry::unpack(word, eval);
             let age = (GENERATION_CYCLE + generation - entry.generation) % GENERATION_CYCLE;
-            let worth = if data == 0 { i32::MIN } else { entry.depth - 8 * age as i32 };
+            let worth = if word == 0 { i32::MIN } else { entry.depth - 8 * age as i32 };
             if worth < victim_worth {
                 victim_worth = worth;
                 victim = slot;
@@ -219,9 +240,9 @@ impl TranspositionTable {
             }
         }
         let entry = TtEntry { mv, score: score_to_tt(score, ply), eval, depth, bound, pv, generation };
-        let data = entry.pack();
-        victim.data.store(data, Ordering::Relaxed);
-        victim.check.store(key ^ data, Ordering::Relaxed);
+        let (word, eval) = entry.pack(check);
+        bucket.evals[victim].store(eval, Ordering::Relaxed);
+        bucket.words[victim].store(word, Ordering::Relaxed);
     }
 
     /// Permille of sampled entries written during the current search.
@@ -230,9 +251,9 @@ impl TranspositionTable {
         let sample = self.buckets.len().clamp(1, 1000 / ENTRIES_PER_BUCKET + 1);
         let mut used = 0;
         for bucket in &self.buckets[..sample] {
-            for slot in &bucket.slots {
-                let data = slot.data.load(Ordering::Relaxed);
-                if data != 0 && TtEntry::unpack(data).generation == generation {
+            for word in &bucket.words {
+                let word = word.load(Ordering::Relaxed);
+                if word != 0 && TtEntry::unpack(word, 0).generation == generation {
                     used += 1;
                 }
             }
@@ -301,12 +322,56 @@ mod tests {
     }
 
     #[test]
-    fn torn_entries_read_as_misses() {
+    fn an_evaluation_from_another_write_reads_as_a_miss() {
         let tt = TranspositionTable::new(1);
-        tt.store(7, 0, some_move(), 10, 0, 3, BOUND_EXACT, false);
-        let slot = &tt.bucket(7).slots[0];
-        slot.data.store(slot.data.load(Ordering::Relaxed) ^ 1 << 20, Ordering::Relaxed);
+        tt.store(7, 0, some_move(), 10, 25, 3, BOUND_EXACT, false);
+        let bucket = tt.bucket(7);
+        let slot = bucket.words.iter().position(|w| w.load(Ordering::Relaxed) != 0).expect("stored");
+        // The word of this write paired with another write's evaluation: a tear.
+        bucket.evals[slot].store(-40i16 as u16, Ordering::Relaxed);
         assert!(tt.probe(7, 0).is_none());
+        // The same evaluation again: the entry is whole.
+        bucket.evals[slot].store(25, Ordering::Relaxed);
+        assert_eq!(tt.probe(7, 0).map(|e| (e.mv, e.eval)), Some((some_move(), 25)));
+    }
+
+    /// Keys that share a bucket (the same high bits) and differ in their check bits.
+    fn keys_of_one_bucket(count: u64) -> Vec<u64> {
+        (1..=count).map(|i| 0xabcd_0000_0000_0000 | (i * 0x0101)).collect()
+    }
+
+    #[test]
+    fn a_bucket_holds_six_entries_and_tells_their_keys_apart() {
+        let tt = TranspositionTable::new(1);
+        let keys = keys_of_one_bucket(7);
+        assert!(keys.iter().all(|&key| tt.index(key) == tt.index(keys[0])));
+        for (depth, &key) in keys[..6].iter().enumerate() {
+            tt.store(key, 0, some_move(), depth as i32, depth as i32, depth as i32 + 1, BOUND_LOWER, false);
+        }
+        for (depth, &key) in keys[..6].iter().enumerate() {
+            let entry = tt.probe(key, 0).expect("all six kept");
+            assert_eq!(
+                (entry.score, entry.eval, entry.depth),
+                (depth as i32, depth as i32, depth as i32 + 1)
+            );
+        }
+        // A seventh key replaces the shallowest entry (depth 1), and only that one.
+        tt.store(keys[6], 0, some_move(), 99, 0, 9, BOUND_EXACT, false);
+        assert_eq!(tt.probe(keys[6], 0).map(|e| e.score), Some(99));
+        assert!(tt.probe(keys[0], 0).is_none());
+        assert!(keys[1..6].iter().all(|&key| tt.probe(key, 0).is_some()));
+    }
+
+    #[test]
+    fn a_shallower_result_of_this_search_keeps_the_deeper_one() {
+        let tt = TranspositionTable::new(1);
+        tt.store(5, 0, some_move(), 30, 0, 12, BOUND_LOWER, false);
+        tt.store(5, 0, Move::NULL, -30, 0, 2, BOUND_UPPER, false);
+        assert_eq!(tt.probe(5, 0).map(|e| (e.score, e.depth)), Some((30, 12)));
+        // From an earlier search it gives way, and an empty move keeps the old one.
+        tt.new_search();
+        tt.store(5, 0, Move::NULL, -30, 0, 2, BOUND_UPPER, false);
+        assert_eq!(tt.probe(5, 0).map(|e| (e.mv, e.score, e.depth)), Some((some_move(), -30, 2)));
     }
 
     /// Every field of an entry derived from its key, so a hit can be checked.
@@ -318,23 +383,52 @@ mod tests {
         (mv, score, eval, depth)
     }
 
+    /// Keys for the hammer test: `per_bucket` keys in each of the first `buckets` buckets, so
+    /// threads fight over the same slots. Buckets where a tear could pass the check are left
+    /// out: a word of key `a` with the evaluation of key `b` (or of an empty slot) looks like key
+    /// `c` when `check(a) ^ eval(a) ^ eval(b) == check(c)`. With 16 check bits that happens for
+    /// a few real keys by chance; excluding those buckets makes any torn hit a failure.
+    fn hammer_keys(tt: &TranspositionTable, buckets: usize, per_bucket: usize) -> Vec<u64> {
+        let mut groups = vec![Vec::new(); buckets];
+        let mut i = 0u64;
+        while groups.iter().any(|group| group.len() < per_bucket) {
+            let key = i.wrapping_mul(0xd6e8_feb8_6659_fd93);
+            i += 1;
+            if let Some(group) = groups.get_mut(tt.index(key)).filter(|g| g.len() < per_bucket) {
+                group.push(key);
+            }
+        }
+        let eval_bits = |key: u64| fields_for(key).2 as i16 as u16;
+        let tear_can_pass = |group: &Vec<u64>| {
+            let evals: Vec<u16> = group.iter().map(|&k| eval_bits(k)).chain([0]).collect();
+            group.iter().any(|&a| {
+                evals.iter().filter(|&&e| e != eval_bits(a)).any(|&e| {
+                    let seen = key_check(a) ^ eval_bits(a) ^ e;
+                    group.iter().any(|&c| key_check(c) == seen)
+                })
+            })
+        };
+        groups.into_iter().filter(|group| !tear_can_pass(group)).flatten().collect()
+    }
+
     #[test]
     fn concurrent_writers_never_produce_a_torn_hit() {
-        // A small table, so threads constantly overwrite each other's buckets.
+        // Twelve keys for six slots in each of a few buckets: threads constantly overwrite
+        // each other's entries.
         let tt = TranspositionTable::new(1);
+        let keys = hammer_keys(&tt, 16, 12);
+        assert!(keys.len() >= 12 * 12, "{} keys left", keys.len());
         let hits = AtomicU64::new(0);
         std::thread::scope(|scope| {
             for thread in 0..8u64 {
-                let tt = &tt;
-                let hits = &hits;
+                let (tt, hits, keys) = (&tt, &hits, &keys);
                 scope.spawn(move || {
                     let mut state = 0x9e37_79b9_7f4a_7c15 ^ thread.wrapping_mul(0x2545_f491_4f6c_dd1d);
                     for _ in 0..300_000 {
                         state ^= state << 13;
                         state ^= state >> 7;
                         state ^= state << 17;
-                        // Few distinct keys, so probes often find entries written by others.
-                        let key = (state % 20_000).wrapping_mul(0xd6e8_feb8_6659_fd93);
+                        let key = keys[(state % keys.len() as u64) as usize];
                         if (state >> 40) & 1 == 0 {
                             let (mv, score, eval, depth) = fields_for(key);
                             tt.store(key, 0, mv, score, eval, depth, BOUND_EXACT, false);
@@ -352,8 +446,8 @@ mod tests {
 
     #[test]
     fn packing_is_total() {
-        for data in [0u64, u64::MAX, 0x8000_8000_8000_8000, 0x0123_4567_89ab_cdef] {
-            let e = TtEntry::unpack(data);
+        for word in [0u64, u64::MAX, 0x8000_8000_8000_8000, 0x0123_4567_89ab_cdef] {
+            let e = TtEntry::unpack(word, word as u16);
             assert!((0..4).contains(&e.bound) && e.generation < GENERATION_CYCLE);
         }
     }
