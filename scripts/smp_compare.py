@@ -32,13 +32,27 @@ import chess
 import chess.engine
 
 
-def bench_positions(lazuli: str, count: int, skip: set[int]) -> list[str]:
-    """The FENs of `lazuli bench` (its first lines name them), spread over the list, without the
-    chosen positions whose 1-based numbers are in `skip`."""
+def bench_positions(lazuli: str) -> list[str]:
+    """The FENs of `lazuli bench` (its first lines name them)."""
     out = subprocess.run([lazuli, "bench", "1"], capture_output=True, text=True, check=True).stdout
-    fens = [m.group(1).strip() for m in re.finditer(r"^position\s+\d+\s+nodes\s+\d+\s+(.+)$", out, re.M)]
+    return [m.group(1).strip() for m in re.finditer(r"^position\s+\d+\s+nodes\s+\d+\s+(.+)$", out, re.M)]
+
+
+def spread(fens: list[str], count: int, skip: set[int]) -> list[str]:
+    """`count` positions spread evenly over `fens`, without the chosen ones whose 1-based numbers
+    are in `skip`."""
     step = len(fens) / count
     return [fens[int(i * step)] for i in range(count) if i + 1 not in skip]
+
+
+def parse_skip(text: str, count: int) -> set[int]:
+    """The position numbers of `--skip` ("3,18"); ValueError names a bad one."""
+    skip = set()
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        if not item.isdigit() or not 1 <= int(item) <= count:
+            raise ValueError(f"--skip takes position numbers from 1 to {count}, got {item!r}")
+        skip.add(int(item))
+    return skip
 
 
 def configure(engine: chess.engine.SimpleEngine, threads: int, hash_mb: int, extra: dict) -> None:
@@ -62,8 +76,9 @@ def geometric_mean_ci(ratios: list[float]) -> tuple[float, float, float]:
     return math.exp(mean), math.exp(mean - half), math.exp(mean + half)
 
 
-def measure(cmd: str, threads: int, fens: list[str], depth: int, movetime: float, hash_mb: int, extra: dict,
-            repeat: int = 1, cap: float = 60.0):
+def measure(cmd: str | list[str], threads: int, fens: list[str], depth: int, movetime: float, hash_mb: int, extra: dict,
+            repeat: int = 1, cap: float = 60.0) -> tuple[float, list[float], int]:
+    """NPS, the time to depth of every position, and how many positions hit the time cap."""
     engine = chess.engine.SimpleEngine.popen_uci(cmd)
     try:
         configure(engine, threads, hash_mb, extra)
@@ -76,6 +91,7 @@ def measure(cmd: str, threads: int, fens: list[str], depth: int, movetime: float
             spent += info.get("time", movetime)
         nps = nodes / max(spent, 1e-9)
         times = []
+        capped_positions = 0
         for number, fen in enumerate(fens, start=1):
             runs = []
             for _ in range(max(1, repeat)):
@@ -87,10 +103,11 @@ def measure(cmd: str, threads: int, fens: list[str], depth: int, movetime: float
                 runs.append(time.perf_counter() - start)
             times.append(statistics.fmean(runs))
             capped = "  (stopped at --time-cap: depth not reached)" if max(runs) >= cap else ""
+            capped_positions += bool(capped)
             # Progress on stderr: a few positions can take minutes for some engines.
             print(f"  {threads} thread(s), position {number}/{len(fens)}: {times[-1]:.3f} s  {fen}{capped}",
                   file=sys.stderr, flush=True)
-        return nps, times
+        return nps, times, capped_positions
     finally:
         engine.quit()
 
@@ -139,8 +156,15 @@ def main() -> int:
     if unknown:
         parser.error(f"unknown engine(s) {unknown}; choose from {sorted(known)}")
     engines = [(name, *known[name]) for name in chosen]
-    skip = {int(n) for n in args.skip.split(",") if n.strip()}
-    fens = bench_positions(args.lazuli, args.positions, skip)
+    if args.positions < 1 or args.time_cap <= 0:
+        parser.error("--positions must be at least 1 and --time-cap above 0")
+    try:
+        skip = parse_skip(args.skip, args.positions)
+    except ValueError as error:
+        parser.error(str(error))
+    fens = spread(bench_positions(args.lazuli), args.positions, skip)
+    if not fens:
+        parser.error("--skip leaves no positions")
     if lazuli_options:
         print(f"lazuli options: {lazuli_options}")
     print(f"{len(fens)} positions, movetime {args.movetime}s for speed, hash {args.hash} MB, "
@@ -151,7 +175,7 @@ def main() -> int:
         base_nps, base_times = None, None
         for threads in thread_counts:
             print(f"measuring {name} with {threads} thread(s)...", file=sys.stderr)
-            nps, times = measure(cmd, threads, fens, depth, args.movetime, args.hash, extra, args.repeat,
+            nps, times, capped = measure(cmd, threads, fens, depth, args.movetime, args.hash, extra, args.repeat,
                                  args.time_cap)
             if base_nps is None:
                 base_nps, base_times = nps, times
@@ -163,6 +187,10 @@ def main() -> int:
                 f"{geomean:.2f} [{low:.2f}, {high:.2f}]",
                 flush=True,
             )
+            if capped:
+                # Their times are the cap, not a time to depth: the speedups above include them.
+                print(f"  {name} at {threads} thread(s): {capped} position(s) stopped at --time-cap "
+                      f"{args.time_cap:g} s without reaching depth {depth}; consider --skip", flush=True)
     return 0
 
 

@@ -10,7 +10,8 @@ asked for AFTER moves (default 3); then, by MODE:
 - ``illegal``: answers ``bestmove a1a1``;
 - ``crash``: exits with status 3 on ``go``;
 - ``hang``: ignores ``go``;
-- ``slow``: answers after twice its remaining clock time.
+- ``slow``: answers after twice its remaining clock time;
+- ``stall``: never reaches a ``go depth`` with a ``movetime``: answers when the movetime is up.
 """
 
 import random
@@ -51,6 +52,8 @@ def main() -> int:
             elif asked > after and mode == "hang":
                 pass
             else:
+                if asked > after and mode == "stall" and "movetime" in words:
+                    time.sleep(int(words[words.index("movetime") + 1]) / 1000)
                 if asked > after and mode == "slow":
                     key = "wtime" if board.turn == chess.WHITE else "btime"
                     time.sleep(2 * int(words[words.index(key) + 1]) / 1000)
