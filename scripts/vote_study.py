@@ -5,8 +5,9 @@
 few Elo either way: games would need thousands of 2-thread pairs to tell. This asks the
 question directly. It takes positions from the PGNs of a match, searches each with Lazuli on a
 clock (Threads and `SMP Vote` as given, table cleared per position), and finds the searches
-where the move played is not the main thread's: Lazuli then prints a closing `info` line whose
-first move differs from the main thread's last line and whose node count repeats it. A reference engine then
+where the move played is not the main thread's: the closing `info` line Lazuli prints before
+`bestmove` (at 2 threads or more, after every search) then starts with another move than the main
+thread's last line. A reference engine then
 scores both moves (MultiPV 2 over just those two moves), and the study reports how often the
 vote changed the move and how much better or worse the played move was, in centipawns with a
 95% interval. Example:
@@ -51,12 +52,12 @@ def sample_positions(paths, first_ply, last_ply, every, limit, seed):
 
 def vote_change(infos, best):
     """The main thread's move when the played move `best` is not it, else None. `infos` are the
-    search's `info` dicts in order. Lazuli then ends with a closing line for `best` that repeats
-    the node count of the main thread's last line; a new iteration always has more nodes."""
+    search's `info` dicts in order. A search that went on after its last line (at 2 threads or
+    more, every search: the helpers search on while the main thread finishes) ends with a
+    closing line for `best` with the final node count, so the line before it is the main
+    thread's last."""
     lines = [i for i in infos if i.get("pv") and i.get("multipv", 1) == 1]
     if len(lines) < 2 or lines[-1]["pv"][0] != best or lines[-2]["pv"][0] == best:
-        return None
-    if lines[-1].get("nodes") != lines[-2].get("nodes"):
         return None
     return lines[-2]["pv"][0]
 

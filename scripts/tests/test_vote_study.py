@@ -25,15 +25,17 @@ def line(depth, nodes, *moves):
 
 class VoteChangeTest(unittest.TestCase):
     def test_main_move_played(self):
-        infos = [line(9, 1000, D4), {"depth": 10, "currmove": E4}, line(10, 3000, E4, E5)]
+        # The main thread changed its mind at depth 10; the closing line adds the final count.
+        infos = [line(9, 1000, D4), {"depth": 10, "currmove": E4}, line(10, 3000, E4, E5), line(10, 3400, E4, E5)]
         self.assertIsNone(vote_study.vote_change(infos, E4))
 
-    def test_closing_line_repeating_the_node_count_is_a_vote_change(self):
-        infos = [line(9, 1000, E4), line(10, 3000, E4, E5), line(10, 3000, D4)]
+    def test_closing_line_with_another_move_is_a_vote_change(self):
+        infos = [line(9, 1000, E4), line(10, 3000, E4, E5), line(10, 3400, D4)]
         self.assertEqual(vote_study.vote_change(infos, D4), E4)
         # A helper one ply deeper: the closing line shows its depth.
-        infos = [line(9, 1000, E4), line(10, 3000, E4, E5), line(11, 3000, D4)]
+        infos = [line(9, 1000, E4), line(10, 3000, E4, E5), line(11, 3400, D4)]
         self.assertEqual(vote_study.vote_change(infos, D4), E4)
+
 
     def test_other_multipv_lines_and_short_searches_are_ignored(self):
         self.assertIsNone(vote_study.vote_change([line(1, 20, E4)], E4))

@@ -35,7 +35,8 @@ impl StopHandle {
 /// Give `bestmove` for the current search from the results published so far, unless it has
 /// been given already or no thread has a result yet. Returns whether it is answered. Takes no
 /// lock a searching thread may hold: the one answering `stop` must not wait for a thread that
-/// is waiting for a core.
+/// is waiting for a core. The answer's `nodes` are every thread's nodes so far (a helper still
+/// winding down adds at most a thousand more).
 pub(crate) fn answer(shared: &Shared, search_id: u64) -> bool {
     if shared.answered.load(Ordering::SeqCst) >= search_id {
         return true;
@@ -52,7 +53,9 @@ pub(crate) fn answer(shared: &Shared, search_id: u64) -> bool {
     }
     // Only the winner of the claim above reaches here; `go` set the slot before the search.
     let Some(on_done) = shared.answer.lock().take() else { return true };
-    on_done(Arc::unwrap_or_clone(result));
+    let mut result = Arc::unwrap_or_clone(result);
+    result.nodes = result.nodes.max(shared.total_nodes());
+    on_done(result);
     true
 }
 

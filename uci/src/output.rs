@@ -113,17 +113,26 @@ impl Reporter for UciReporter {
     }
 }
 
-/// The `info` line to print just before `bestmove` when the last one printed disagrees with the
-/// result (a search stopped inside an iteration that had already found a better move), so the
-/// last `info` always agrees with `bestmove`. `None` when no line is needed.
+/// The `info` line to print just before `bestmove`, as Stockfish does: the search's final node
+/// count and time (`result.nodes` counts every thread), so a GUI shows, and a benchmark reads,
+/// what the whole search did, not what it had done when the last iteration completed; and when
+/// the last line printed disagrees with the result (a search stopped inside an iteration that
+/// had already found a better move, or the threads' vote), the result's move, score and line,
+/// so the last `info` always agrees with `bestmove`. `None` when the last line says it all.
 pub fn closing_info(
     last: Option<&SearchInfo>,
     result: &SearchResult,
     elapsed: Duration,
 ) -> Option<SearchInfo> {
     let last = last?;
-    if result.best_move.is_null() || last.pv.first() == Some(&result.best_move) {
+    if result.best_move.is_null() {
         return None;
+    }
+    if last.pv.first() == Some(&result.best_move) {
+        if result.nodes <= last.nodes {
+            return None;
+        }
+        return Some(SearchInfo { nodes: result.nodes, time: elapsed.max(last.time), ..last.clone() });
     }
     Some(SearchInfo {
         depth: last.depth.max(result.depth),
@@ -186,7 +195,7 @@ mod tests {
     }
 
     #[test]
-    fn a_closing_line_only_when_bestmove_changed() {
+    fn a_closing_line_gives_the_final_count_and_agrees_with_bestmove() {
         let result = |pv: &[&str], score| SearchResult {
             best_move: mv(pv[0]),
             ponder_move: Move::NULL,
@@ -197,7 +206,16 @@ mod tests {
         };
         let last = info(&["e2e4"], 31);
         let elapsed = Duration::from_millis(300);
-        assert!(closing_info(Some(&last), &result(&["e2e4"], 31), elapsed).is_none());
+        // The same move, searched further after the last line: that line with the final count.
+        let closing = closing_info(Some(&last), &result(&["e2e4"], 35), elapsed).expect("a closing line");
+        assert_eq!(
+            (closing.depth, closing.score, &closing.pv, closing.nodes, closing.time),
+            (last.depth, last.score, &last.pv, 6000, elapsed)
+        );
+        // Nothing searched since the last line: nothing to add.
+        let mut finished = result(&["e2e4"], 31);
+        finished.nodes = last.nodes;
+        assert!(closing_info(Some(&last), &finished, elapsed).is_none());
         assert!(closing_info(None, &result(&["d2d4"], 40), elapsed).is_none());
         let closing = closing_info(Some(&last), &result(&["d2d4"], 40), elapsed).expect("a closing line");
         assert_eq!((closing.pv[0], closing.score, closing.depth, closing.nodes), (mv("d2d4"), 40, 7, 6000));
