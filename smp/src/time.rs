@@ -51,6 +51,11 @@ pub fn allocate(clock: &Clock, move_overhead: Duration) -> Option<TimeLimits> {
     let base = usable.div_f64(moves_to_go) + increment.mul_f64(0.75);
     let max_share = if moves_to_go <= 1.0 { MAX_SHARE } else { MAX_SHARE.min(0.2 + 2.4 / moves_to_go) };
     let ceiling = usable.mul_f64(max_share);
+    // The clock left at the end of a game is not all waste: spending it (the whole increment
+    // in `base` and 0.7 of it as the soft limit, so 10+0.1 games ended with a median 1.2 s left
+    // instead of 2.2 s and the first ten moves took 0.52 s instead of 0.45 s) scored
+    // -17.7 +- 23.7 Elo over 294 games at 10+0.1, 1 thread: less time in hand leaves the
+    // hard limit less room in the positions that need it.
     let soft = base.mul_f64(0.6).min(ceiling);
     let hard = (base * 3).min(ceiling).max(soft);
     Some(TimeLimits { soft, hard })
