@@ -5,7 +5,10 @@ For each engine and each thread count (default 1 and 2), over the same positions
 positions, spread from openings to endgames), with a cleared hash before every position:
 
 - speed: `go movetime T` per position; NPS = sum of nodes / sum of search times (from the
-  engines' own `info nodes/time`);
+  engines' own `info nodes/time`). An engine's last `info` line may come well before the end of
+  the time (Ethereal 12 and Stockfish 15.1 print none when stopped inside an iteration), so the
+  table also gives the NPS of the time-to-depth searches ("nps x at depth"), whose last line
+  ends the search for every engine;
 - time to depth: `go depth D` per position (D per engine, so one thread needs about a second),
   `--repeat` times (a position's time is the mean of its runs); the speedup of N threads is the
   median over positions of wall time(1 thread) / wall time(N), also given as the geometric mean
@@ -77,8 +80,9 @@ def geometric_mean_ci(ratios: list[float]) -> tuple[float, float, float]:
 
 
 def measure(cmd: str | list[str], threads: int, fens: list[str], depth: int, movetime: float, hash_mb: int, extra: dict,
-            repeat: int = 1, cap: float = 60.0) -> tuple[float, list[float], int]:
-    """NPS, the time to depth of every position, and how many positions hit the time cap."""
+            repeat: int = 1, cap: float = 60.0) -> tuple[float, float, list[float], int]:
+    """NPS, the NPS of the time-to-depth searches that reached their depth (0 if none did), the
+    time to depth of every position, and how many positions hit the time cap."""
     engine = chess.engine.SimpleEngine.popen_uci(cmd)
     try:
         configure(engine, threads, hash_mb, extra)
@@ -92,6 +96,7 @@ def measure(cmd: str | list[str], threads: int, fens: list[str], depth: int, mov
         nps = nodes / max(spent, 1e-9)
         times = []
         capped_positions = 0
+        depth_nodes, depth_spent = 0, 0.0
         for number, fen in enumerate(fens, start=1):
             runs = []
             for _ in range(max(1, repeat)):
@@ -99,15 +104,19 @@ def measure(cmd: str | list[str], threads: int, fens: list[str], depth: int, mov
                 engine.analyse(chess.Board(fen), chess.engine.Limit(depth=1), game=game)
                 start = time.perf_counter()
                 # `go depth D movetime CAP`: an engine that never reaches the depth is stopped.
-                engine.analyse(chess.Board(fen), chess.engine.Limit(depth=depth, time=cap), game=game)
+                info = engine.analyse(chess.Board(fen), chess.engine.Limit(depth=depth, time=cap), game=game)
                 runs.append(time.perf_counter() - start)
+                if info.get("depth", 0) >= depth and info.get("time", 0) > 0:
+                    depth_nodes += info.get("nodes", 0)
+                    depth_spent += info["time"]
             times.append(statistics.fmean(runs))
             capped = "  (stopped at --time-cap: depth not reached)" if max(runs) >= cap else ""
             capped_positions += bool(capped)
             # Progress on stderr: a few positions can take minutes for some engines.
             print(f"  {threads} thread(s), position {number}/{len(fens)}: {times[-1]:.3f} s  {fen}{capped}",
                   file=sys.stderr, flush=True)
-        return nps, times, capped_positions
+        depth_nps = depth_nodes / depth_spent if depth_spent > 0 else 0.0
+        return nps, depth_nps, times, capped_positions
     finally:
         engine.quit()
 
@@ -170,21 +179,22 @@ def main() -> int:
     print(f"{len(fens)} positions, movetime {args.movetime}s for speed, hash {args.hash} MB, "
           f"{max(1, args.repeat)} time-to-depth run(s) per position")
     print(f"{'engine':10} {'threads':>7} {'nps':>12} {'nps x':>7} {'depth':>5} {'ttd med s':>9} "
-          f"{'ttd x med':>9}  ttd x geomean [95%]")
+          f"{'ttd x med':>9}  ttd x geomean [95%]  nps x at depth")
     for name, cmd, depth, extra in engines:
-        base_nps, base_times = None, None
+        base_nps, base_depth_nps, base_times = None, None, None
         for threads in thread_counts:
             print(f"measuring {name} with {threads} thread(s)...", file=sys.stderr)
-            nps, times, capped = measure(cmd, threads, fens, depth, args.movetime, args.hash, extra, args.repeat,
-                                 args.time_cap)
+            nps, depth_nps, times, capped = measure(cmd, threads, fens, depth, args.movetime, args.hash, extra,
+                                                    args.repeat, args.time_cap)
             if base_nps is None:
-                base_nps, base_times = nps, times
+                base_nps, base_depth_nps, base_times = nps, depth_nps, times
             speedups = [b / max(t, 1e-9) for b, t in zip(base_times, times)]
             geomean, low, high = geometric_mean_ci(speedups)
+            depth_ratio = depth_nps / base_depth_nps if base_depth_nps else 0.0
             print(
                 f"{name:10} {threads:>7} {nps:>12.0f} {nps / base_nps:>7.2f} {depth:>5} "
                 f"{statistics.median(times):>9.3f} {statistics.median(speedups):>9.2f}  "
-                f"{geomean:.2f} [{low:.2f}, {high:.2f}]",
+                f"{geomean:.2f} [{low:.2f}, {high:.2f}]  {depth_ratio:>14.2f}",
                 flush=True,
             )
             if capped:

@@ -59,7 +59,7 @@ def main() -> int:
                     time.sleep(2 * int(words[words.index(key) + 1]) / 1000)
                 moves = sorted(board.legal_moves, key=lambda m: m.uci())
                 move = random.Random(board.fen()).choice(moves)
-                print("info depth 1 score cp 0 nodes 1")
+                print("info depth 1 score cp 0 nodes 5 time 2")
                 print(f"bestmove {move.uci()}")
         elif command == "quit":
             return 0

@@ -36,12 +36,20 @@ class ChoosePositionsTest(unittest.TestCase):
 
 class TimeCapTest(unittest.TestCase):
     def test_a_search_that_never_reaches_its_depth_is_stopped_and_counted(self):
-        _, times, capped = smp_compare.measure([*FAKE, "stall", "0"], 1, [START], 30, 0.01, 16, {}, cap=0.3)
+        _, depth_nps, times, capped = smp_compare.measure([*FAKE, "stall", "0"], 1, [START], 30, 0.01, 16, {},
+                                                          cap=0.3)
         self.assertEqual(capped, 1)
         self.assertGreaterEqual(times[0], 0.3)
-        _, times, capped = smp_compare.measure([*FAKE, "good"], 1, [START], 30, 0.01, 16, {}, cap=5.0)
+        # No search reached its depth: no NPS at depth.
+        self.assertEqual(depth_nps, 0.0)
+        _, _, times, capped = smp_compare.measure([*FAKE, "good"], 1, [START], 30, 0.01, 16, {}, cap=5.0)
         self.assertEqual(capped, 0)
         self.assertLess(times[0], 5.0)
+
+    def test_nps_at_depth_comes_from_the_searches_that_reached_it(self):
+        # The fake engine's one line: depth 1, 5 nodes in 2 ms.
+        _, depth_nps, _, _ = smp_compare.measure([*FAKE, "good"], 1, [START, START], 1, 0.01, 16, {}, cap=5.0)
+        self.assertAlmostEqual(depth_nps, 2500.0)
 
 
 if __name__ == "__main__":
