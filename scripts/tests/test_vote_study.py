@@ -36,7 +36,6 @@ class VoteChangeTest(unittest.TestCase):
         infos = [line(9, 1000, E4), line(10, 3000, E4, E5), line(11, 3400, D4)]
         self.assertEqual(vote_study.vote_change(infos, D4), E4)
 
-
     def test_other_multipv_lines_and_short_searches_are_ignored(self):
         self.assertIsNone(vote_study.vote_change([line(1, 20, E4)], E4))
         infos = [line(10, 3000, E4), dict(line(10, 3000, D4), multipv=2)]

@@ -105,6 +105,13 @@ fn bestmove(lines: &[String]) -> String {
     lines.last().expect("lines").split_whitespace().nth(1).expect("a move").to_string()
 }
 
+/// The number after `name` in an `info` line.
+fn info_field(line: &str, name: &str) -> i64 {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let at = words.iter().position(|&w| w == name).expect("field present");
+    words[at + 1].parse().expect("a number")
+}
+
 #[test]
 fn handshake_lists_options() {
     let mut engine = Engine::start();
@@ -374,18 +381,31 @@ fn multipv_lines_are_ordered() {
     let lines = engine.read_until("bestmove", Duration::from_secs(20));
     let last_depth: Vec<&String> = lines.iter().filter(|l| l.starts_with("info depth 7 ")).collect();
     assert_eq!(last_depth.len(), 4, "{lines:?}");
-    let field = |line: &str, name: &str| -> i64 {
-        let words: Vec<&str> = line.split_whitespace().collect();
-        let at = words.iter().position(|&w| w == name).expect("field present");
-        words[at + 1].parse().expect("a number")
-    };
-    let scores: Vec<i64> = last_depth.iter().map(|l| field(l, "cp")).collect();
+    let scores: Vec<i64> = last_depth.iter().map(|l| info_field(l, "cp")).collect();
     assert!(scores.windows(2).all(|w| w[0] >= w[1]), "{scores:?}");
-    let order: Vec<i64> = last_depth.iter().map(|l| field(l, "multipv")).collect();
+    let order: Vec<i64> = last_depth.iter().map(|l| info_field(l, "multipv")).collect();
     assert_eq!(order, vec![1, 2, 3, 4]);
     // The best line and bestmove agree.
     let pv1 = last_depth[0].split(" pv ").nth(1).expect("a pv");
     assert_eq!(pv1.split_whitespace().next(), Some(bestmove(&lines).as_str()));
+}
+
+#[test]
+fn the_last_info_reports_the_whole_search_and_agrees_with_bestmove() {
+    let mut engine = Engine::start();
+    engine.send("setoption name Threads value 2");
+    engine.send("position startpos");
+    // Move Overhead 10: the hard limit ends the search at 290 ms, inside an iteration.
+    engine.send("go movetime 300");
+    let lines = engine.read_until("bestmove", Duration::from_secs(10));
+    let infos: Vec<&String> =
+        lines.iter().filter(|l| l.starts_with("info depth") && l.contains(" pv ")).collect();
+    let last = infos.last().expect("info lines");
+    assert!(info_field(last, "time") >= 290, "{last}");
+    let most = infos.iter().map(|l| info_field(l, "nodes")).max().unwrap_or(0);
+    assert_eq!(info_field(last, "nodes"), most, "{lines:?}");
+    let pv = last.split(" pv ").nth(1).expect("a pv");
+    assert_eq!(pv.split_whitespace().next(), Some(bestmove(&lines).as_str()));
 }
 
 fn temp_log(name: &str) -> PathBuf {
