@@ -54,6 +54,8 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
     )
     limit.add_argument("--movetime", type=float, help="fixed seconds per move")
     limit.add_argument("--nodes", type=int, help="fixed nodes per move")
+    limit.add_argument("--depth", type=int,
+                       help="fixed depth per move (the main thread's, with several threads)")
     p.add_argument("--openings", default=DEFAULT_OPENINGS, help="EPD/FEN file, one per line")
     p.add_argument("--openings-order", choices=("sequential", "random"), default="sequential")
     p.add_argument("--openings-start", type=int, default=1, help="first opening (1-based)")
@@ -100,6 +102,10 @@ def build_config(args: argparse.Namespace) -> MatchConfig:
         tc = TimeControl.parse_clock(args.tc)
     elif args.movetime is not None:
         tc = TimeControl(movetime=args.movetime)
+    elif args.depth is not None:
+        if args.depth < 1:
+            raise ValueError("--depth must be at least 1")
+        tc = TimeControl(depth=args.depth)
     else:
         tc = TimeControl(nodes=args.nodes)
 

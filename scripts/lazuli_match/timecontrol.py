@@ -1,16 +1,20 @@
 """Time controls and the per-game clock.
 
-Three kinds of limit are supported, one per match:
+Four kinds of limit are supported, one per match:
 
 - ``10+0.1``: a clock of 10 s per side plus 0.1 s per move; ``40/10+0.1`` adds a move count:
   each side gets another 10 s after every 40 of its moves and is told how many moves remain
   (``movestogo``);
 - a fixed time per move (``movetime``);
-- a fixed number of nodes per move.
+- a fixed number of nodes per move;
+- a fixed depth per move (``go depth``): what one iteration of each engine is worth, whatever
+  it costs. With several threads the depth is the main thread's, so 2 threads against 1 at a
+  fixed depth measures how much the helpers improve an iteration, apart from how much sooner it
+  ends.
 
 A match may give each engine its own clock (time odds, ``tc=`` in an engine's settings): the
 yardstick for what a second thread is worth is what twice the time is worth. Only clocks can
-differ per engine; movetime and nodes limits are the same for both sides.
+differ per engine; movetime, nodes and depth limits are the same for both sides.
 
 Only the clock kind can be forfeited: the runner measures each move from the moment ``go`` is
 written to the moment ``bestmove`` is read, subtracts it from the mover's clock and flags the
@@ -29,12 +33,14 @@ import chess.engine
 
 @dataclass(frozen=True)
 class TimeControl:
-    """One of: base+increment clock, fixed movetime, fixed nodes (exactly one is set)."""
+    """One of: base+increment clock, fixed movetime, fixed nodes, fixed depth (exactly one is
+    set)."""
 
     base: Optional[float] = None
     increment: float = 0.0
     movetime: Optional[float] = None
     nodes: Optional[int] = None
+    depth: Optional[int] = None
     # Moves per period of a clock (``MOVES/BASE+INC``): ``base`` is added again after each.
     moves: Optional[int] = None
 
@@ -69,6 +75,8 @@ class TimeControl:
             return self._clock_text()
         if self.movetime is not None:
             return f"movetime {self.movetime:g}s"
+        if self.depth is not None:
+            return f"depth {self.depth}"
         return f"nodes {self.nodes}"
 
     def pgn_tag(self) -> str:
@@ -116,6 +124,8 @@ class Clock:
             )
         if tc.movetime is not None:
             return chess.engine.Limit(time=tc.movetime)
+        if tc.depth is not None:
+            return chess.engine.Limit(depth=tc.depth)
         return chess.engine.Limit(nodes=tc.nodes)
 
     def deadline(self, color: chess.Color, hang_timeout: float) -> float:

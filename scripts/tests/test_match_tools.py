@@ -211,6 +211,14 @@ class RulesAndClockTest(unittest.TestCase):
         with self.assertRaises(ValueError):
             TimeControl(movetime=1.0).new_clock(black)
 
+    def test_fixed_depth_limit_sends_go_depth_and_charges_no_clock(self):
+        tc = TimeControl(depth=9)
+        self.assertEqual((tc.describe(), tc.pgn_tag()), ("depth 9", "-"))
+        clock = tc.new_clock()
+        limit = clock.limit(chess.BLACK)
+        self.assertEqual((limit.depth, limit.time, limit.nodes, limit.white_clock), (9, None, None, None))
+        self.assertTrue(clock.spend(chess.BLACK, 100.0))
+
     def test_engine_clock_setting(self):
         spec = EngineSpec.parse(["cmd=/bin/true", "tc=20+0.2"])
         self.assertEqual(spec.tc, TimeControl(base=20.0, increment=0.2))
