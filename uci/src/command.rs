@@ -47,6 +47,8 @@ pub struct GoParams {
     pub perft: Option<u32>,
     /// Parameters whose value did not fit in 64 bits and was saturated, as `name value`.
     pub saturated: Vec<String>,
+    /// What was wrong with the command and how it was read instead, for an `info string`.
+    pub problems: Vec<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -235,15 +237,13 @@ const GO_KEYWORDS: &[&str] = &[
     "perft",
 ];
 
+/// `go` always becomes a search, so that a GUI waiting for `bestmove` gets one: an unknown word
+/// is skipped, and a missing or malformed number reads as 0 (a clock with no time left, the
+/// smallest depth, node count or move time), each noted in `problems`. Only `perft`, which
+/// answers with counts rather than a move, is still refused when its depth is bad.
 fn parse_go(rest: &[&str]) -> Result<GoParams, ParseError> {
     let mut go = GoParams::default();
     let mut i = 0;
-    // The value after the keyword at `i - 1`.
-    let next = |i: &mut usize, what: &'static str| -> Result<&str, ParseError> {
-        let v = rest.get(*i).copied().ok_or(ParseError::MissingValue(what))?;
-        *i += 1;
-        Ok(v)
-    };
     while i < rest.len() {
         let token = rest[i];
         i += 1;
@@ -257,7 +257,9 @@ fn parse_go(rest: &[&str]) -> Result<GoParams, ParseError> {
                 continue;
             }
             "perft" => {
-                go.perft = Some(parse_number("perft", next(&mut i, "perft")?)?);
+                let value = rest.get(i).ok_or(ParseError::MissingValue("perft"))?;
+                go.perft = Some(parse_number("perft", value)?);
+                i += 1;
                 continue;
             }
             "searchmoves" => {
@@ -276,13 +278,40 @@ fn parse_go(rest: &[&str]) -> Result<GoParams, ParseError> {
             "nodes" => &mut go.nodes,
             "mate" => &mut go.mate,
             "movetime" => &mut go.movetime,
-            other => return Err(ParseError::UnknownGoToken(other.to_string())),
+            other => {
+                go.problems.push(format!("{}; ignored", ParseError::UnknownGoToken(other.to_string())));
+                continue;
+            }
         };
         let what = GO_KEYWORDS.iter().find(|&&k| k == token).copied().unwrap_or("go");
-        *slot = Some(parse_i64(what, next(&mut i, what)?, &mut go.saturated)?);
+        let value = match rest.get(i) {
+            Some(v) if !GO_KEYWORDS.contains(v) => {
+                i += 1;
+                match parse_i64(what, v, &mut go.saturated) {
+                    Ok(n) => n,
+                    Err(e) => {
+                        go.problems.push(format!("{e}; read as 0"));
+                        0
+                    }
+                }
+            }
+            _ => {
+                go.problems.push(format!("{}; read as 0", ParseError::MissingValue(what)));
+                0
+            }
+        };
+        *slot = Some(value);
+    }
+    if go.problems.len() > MAX_PROBLEMS {
+        let more = go.problems.len() - MAX_PROBLEMS;
+        go.problems.truncate(MAX_PROBLEMS);
+        go.problems.push(format!("and {more} more"));
     }
     Ok(go)
 }
+
+/// Problems listed for one `go` command; beyond this they are only counted.
+const MAX_PROBLEMS: usize = 8;
 
 #[cfg(test)]
 mod tests {
@@ -319,9 +348,8 @@ mod tests {
 
     #[test]
     fn rejects_malformed_commands() {
-        assert!(matches!(parse("go depth"), Err(ParseError::MissingValue("depth"))));
-        assert!(matches!(parse("go depth x"), Err(ParseError::BadNumber { .. })));
-        assert!(matches!(parse("go sideways"), Err(ParseError::UnknownGoToken(_))));
+        assert!(matches!(parse("go perft"), Err(ParseError::MissingValue("perft"))));
+        assert!(matches!(parse("go perft x"), Err(ParseError::BadNumber { .. })));
         assert!(matches!(parse("position"), Err(ParseError::BadPosition(_))));
         assert!(matches!(parse("position fen"), Err(ParseError::BadPosition(_))));
         assert!(matches!(parse("setoption value 3"), Err(ParseError::BadSetOption(_))));
@@ -336,8 +364,31 @@ mod tests {
         assert_eq!(go.wtime, Some(i64::MAX));
         assert_eq!(go.nodes, Some(i64::MAX));
         assert_eq!(go.saturated.len(), 2);
-        assert!(matches!(parse("go depth +"), Err(ParseError::BadNumber { .. })));
         assert!(matches!(parse("bench 3x"), Err(ParseError::BadNumber { .. })));
+    }
+
+    #[test]
+    fn a_malformed_go_is_read_as_a_search_with_its_problems_noted() {
+        let go_of = |line: &str| match parse(line) {
+            Ok(Command::Go(go)) => go,
+            other => panic!("'{line}' gave {other:?}"),
+        };
+        let go = go_of("go wtime abc btime 1000");
+        assert_eq!((go.wtime, go.btime), (Some(0), Some(1000)));
+        assert_eq!(go.problems, vec!["'wtime' needs a number, found 'abc'; read as 0".to_string()]);
+        // A keyword is never taken as the value of the one before it.
+        let go = go_of("go wtime btime 1000 depth");
+        assert_eq!((go.wtime, go.btime, go.depth), (Some(0), Some(1000), Some(0)));
+        assert_eq!(go.problems.len(), 2);
+        let go = go_of("go sideways 3 depth 5");
+        assert_eq!(go.depth, Some(5));
+        assert_eq!(go.problems.len(), 2);
+        assert!(go.problems[0].contains("'sideways'"), "{:?}", go.problems);
+        assert_eq!(go_of("go depth +").depth, Some(0));
+        assert!(go_of("go depth 3 nodes 100 infinite").problems.is_empty());
+        let go = go_of(&format!("go {}", "x ".repeat(1000)));
+        assert_eq!(go.problems.len(), MAX_PROBLEMS + 1);
+        assert_eq!(go.problems.last().map(String::as_str), Some("and 992 more"));
     }
 
     #[test]

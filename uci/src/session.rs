@@ -385,8 +385,10 @@ impl Session {
         }
         let pos = *self.board.position();
 
-        // Every root move named must be legal: a search of some other set would answer a
-        // question nobody asked. `0000` (what some clients send for an empty list) is skipped.
+        // Root moves that are not legal here are left out, with a note; if none is left, every
+        // move is searched: the GUI still gets a `bestmove`. `0000` (what some clients send for
+        // an empty list) is skipped silently.
+        let mut notes = params.problems.clone();
         let mut search_moves = Vec::new();
         let mut unknown = Vec::new();
         for text in params.searchmoves.iter().filter(|t| t.as_str() != "0000") {
@@ -396,13 +398,12 @@ impl Session {
             }
         }
         if !unknown.is_empty() {
+            let count = unknown.len();
             unknown.truncate(8);
-            self.out
-                .info_string(&format!("searchmoves: {} not legal here; not searching", unknown.join(", ")));
-            return;
+            let more = if count > 8 { format!(" and {} more", count - 8) } else { String::new() };
+            let instead = if search_moves.is_empty() { "searching every move" } else { "left out" };
+            notes.push(format!("searchmoves: {}{more} not legal here; {instead}", unknown.join(", ")));
         }
-
-        let mut notes = Vec::new();
         if !self.position_given {
             notes.push("no position given; searching the start position".to_string());
         }

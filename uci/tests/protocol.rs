@@ -366,10 +366,38 @@ fn searchmoves_restricts_the_root_and_rejects_illegal_moves() {
     engine.send("go depth 5 searchmoves a2a3 h2h3");
     let lines = engine.read_until("bestmove", Duration::from_secs(10));
     assert!(["a2a3", "h2h3"].contains(&bestmove(&lines).as_str()), "{lines:?}");
+    // A move that is not legal here is left out and named; the rest are searched.
     engine.send("go depth 5 searchmoves a2a3 e7e5");
-    let reply = engine.sync();
-    assert_eq!(reply.len(), 2, "{reply:?}");
-    assert!(reply[0].contains("'e7e5' not legal here"), "{reply:?}");
+    let lines = engine.read_until("bestmove", Duration::from_secs(10));
+    assert!(lines[0].starts_with("info string") && lines[0].contains("'e7e5' not legal here; left out"));
+    assert_eq!(bestmove(&lines), "a2a3", "{lines:?}");
+}
+
+#[test]
+fn a_malformed_go_is_noted_once_and_still_answered_with_a_legal_move() {
+    let mut engine = Engine::start();
+    engine.send("position startpos moves e2e4");
+    let before = engine.fen();
+    for line in corpus("malformed_go.txt") {
+        engine.send(&line);
+        // Some of these leave no limit: the search then runs until `stop`.
+        std::thread::sleep(Duration::from_millis(300));
+        engine.send("stop");
+        let lines = engine.read_until("bestmove", Duration::from_secs(10));
+        let notes: Vec<&String> = lines.iter().filter(|l| l.starts_with("info string")).collect();
+        assert_eq!(notes.len(), 1, "'{line}' answered {lines:?}");
+        let mv = bestmove(&lines);
+        if line.contains("searchmoves e2e4 e7e5") {
+            assert_eq!(mv, "e7e5", "'{line}': the one legal move named");
+        }
+        // Legal: playing it changes the position without a complaint.
+        engine.send(&format!("position startpos moves e2e4 {mv}"));
+        let reply = engine.sync();
+        assert_eq!(reply, vec!["readyok".to_string()], "'{line}' gave {mv}");
+        assert_ne!(engine.fen(), before, "'{line}' gave {mv}");
+        engine.send("position startpos moves e2e4");
+        engine.sync();
+    }
 }
 
 #[test]
