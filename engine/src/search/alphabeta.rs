@@ -253,12 +253,13 @@ impl Searcher {
             }
         }
 
-        // Step 4. Static evaluation.
-        let (raw_eval, eval) = if in_check {
-            (EVAL_NONE, EVAL_NONE)
+        // Step 4. Static evaluation: `raw_eval` is what the table keeps, `static_eval` the same
+        // corrected by the correction history, and `eval` that or a tighter table score.
+        let (raw_eval, static_eval, eval) = if in_check {
+            (EVAL_NONE, EVAL_NONE, EVAL_NONE)
         } else if !excluded.is_null() {
             let e = self.ss(ply).static_eval;
-            (e, e)
+            (e, e, e)
         } else {
             let raw = match tt_entry {
                 Some(entry) if entry.eval != EVAL_NONE => entry.eval,
@@ -270,21 +271,22 @@ impl Searcher {
                     raw
                 }
             };
+            let corrected = self.correction.corrected(pos.side_to_move(), pos.pawn_key(), raw);
             let eval = match tt_entry {
-                Some(entry) if tt_refines_eval(&entry, raw) => entry.score,
-                _ => raw,
+                Some(entry) if tt_refines_eval(&entry, corrected) => entry.score,
+                _ => corrected,
             };
-            (raw, eval)
+            (raw, corrected, eval)
         };
-        self.ss_mut(ply).static_eval = raw_eval;
+        self.ss_mut(ply).static_eval = static_eval;
         // Improving: better than two plies ago (or four, when two plies ago was in check).
         let improving = !in_check && {
             let two = self.ss_back(ply, 2).static_eval;
             let four = self.ss_back(ply, 4).static_eval;
             if two != EVAL_NONE {
-                raw_eval > two
+                static_eval > two
             } else {
-                four != EVAL_NONE && raw_eval > four
+                four != EVAL_NONE && static_eval > four
             }
         };
         self.ss_mut(ply + 2).killers = [Move::NULL; 2];
@@ -320,7 +322,7 @@ impl Searcher {
             let after_null = ply > 0 && self.ss(ply - 1).mv.is_null();
             if depth >= NMP_MIN_DEPTH()
                 && eval >= beta
-                && raw_eval >= beta
+                && static_eval >= beta
                 && !after_null
                 && has_pieces
                 && ply >= self.nmp_min_ply
@@ -594,6 +596,17 @@ impl Searcher {
                 BOUND_UPPER
             };
             ctx.tt.store(pos.key(), ply, best_move, best_score, raw_eval, depth, bound, tt_pv);
+
+            // Step 18. Teach the correction history how far the evaluation was off, when the
+            // result says so: a quiet best move (or none), and a bound on the right side.
+            if !in_check
+                && (best_move.is_null() || best_move.is_quiet())
+                && best_score.abs() < MATE_BOUND
+                && !(bound == BOUND_LOWER && best_score <= static_eval)
+                && !(bound == BOUND_UPPER && best_score >= static_eval)
+            {
+                self.correction.update(stm, pos.pawn_key(), depth, raw_eval, best_score);
+            }
         }
         best_score
     }

@@ -6,6 +6,7 @@
 //! `picker` (staged move ordering), `history` (ordering statistics), `params` (every constant).
 
 mod alphabeta;
+mod correction;
 mod driver;
 mod helpers;
 pub mod history;
@@ -20,6 +21,7 @@ use crate::board::{Move, Piece};
 use crate::eval::PawnCache;
 use crate::tb::Tablebases;
 use crate::tt::TranspositionTable;
+use correction::CorrectionHistory;
 use history::{ContKey, Histories};
 use score::MAX_PLY;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -199,6 +201,7 @@ pub(crate) struct RootMove {
 
 pub struct Searcher {
     hist: Box<Histories>,
+    correction: CorrectionHistory,
     pawn_cache: PawnCache,
     stack: Vec<StackEntry>,
     pv: Vec<[Move; MAX_PLY + 1]>,
@@ -241,6 +244,7 @@ impl Searcher {
     pub fn new(is_main: bool) -> Searcher {
         Searcher {
             hist: Histories::new(),
+            correction: CorrectionHistory::new(),
             pawn_cache: PawnCache::new(1 << 14),
             stack: vec![StackEntry::default(); MAX_PLY + STACK_OFFSET + 4],
             pv: vec![[Move::NULL; MAX_PLY + 1]; MAX_PLY + 1],
@@ -265,6 +269,7 @@ impl Searcher {
     /// Forget everything learned (new game).
     pub fn clear(&mut self) {
         self.hist.clear();
+        self.correction.clear();
         self.pawn_cache.clear();
     }
 

@@ -138,6 +138,12 @@ tunables! {
 
     // Good/bad capture split in the move picker (SEE threshold).
     PICKER_GOOD_NOISY_SEE = -20, -150..=50, step 10;
+
+    // Correction history: the largest correction and the largest single observation (both in
+    // centipawns), and the most weight (out of 256) one search's result carries.
+    CORRECTION_MAX = 96, 32..=200, step 8;
+    CORRECTION_MAX_ERROR = 256, 64..=512, step 32;
+    CORRECTION_MAX_WEIGHT = 16, 4..=40, step 2;
 }
 
 /// Sets the tunable `name` (case-insensitive) to `value`; false if there is no such constant or

@@ -55,16 +55,17 @@ impl Searcher {
                 Some(entry) if entry.eval != EVAL_NONE => entry.eval,
                 _ => self.evaluate(&pos),
             };
+            let corrected = self.correction.corrected(pos.side_to_move(), pos.pawn_key(), raw);
             let stand_pat = match tt_entry {
                 Some(e)
                     if e.score.abs() < MATE_BOUND
                         && (e.bound == BOUND_EXACT
-                            || (e.bound == BOUND_LOWER && e.score > raw)
-                            || (e.bound == BOUND_UPPER && e.score < raw)) =>
+                            || (e.bound == BOUND_LOWER && e.score > corrected)
+                            || (e.bound == BOUND_UPPER && e.score < corrected)) =>
                 {
                     e.score
                 }
-                _ => raw,
+                _ => corrected,
             };
             if stand_pat >= beta {
                 if tt_entry.is_none() {
