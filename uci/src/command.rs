@@ -302,16 +302,22 @@ fn parse_go(rest: &[&str]) -> Result<GoParams, ParseError> {
         };
         *slot = Some(value);
     }
-    if go.problems.len() > MAX_PROBLEMS {
-        let more = go.problems.len() - MAX_PROBLEMS;
-        go.problems.truncate(MAX_PROBLEMS);
-        go.problems.push(format!("and {more} more"));
-    }
+    cap_list(&mut go.problems);
     Ok(go)
 }
 
-/// Problems listed for one `go` command; beyond this they are only counted.
-const MAX_PROBLEMS: usize = 8;
+/// Items a note lists by name; beyond this they are only counted.
+pub const MAX_LISTED: usize = 8;
+
+/// Keeps the first `MAX_LISTED` items of a list meant for an `info string` and counts the rest
+/// in a last item, so that a long line of input cannot make a longer line of output.
+pub fn cap_list(items: &mut Vec<String>) {
+    if items.len() > MAX_LISTED {
+        let more = items.len() - MAX_LISTED;
+        items.truncate(MAX_LISTED);
+        items.push(format!("and {more} more"));
+    }
+}
 
 #[cfg(test)]
 mod tests {
@@ -387,7 +393,7 @@ mod tests {
         assert_eq!(go_of("go depth +").depth, Some(0));
         assert!(go_of("go depth 3 nodes 100 infinite").problems.is_empty());
         let go = go_of(&format!("go {}", "x ".repeat(1000)));
-        assert_eq!(go.problems.len(), MAX_PROBLEMS + 1);
+        assert_eq!(go.problems.len(), MAX_LISTED + 1);
         assert_eq!(go.problems.last().map(String::as_str), Some("and 992 more"));
     }
 

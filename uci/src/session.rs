@@ -1,7 +1,7 @@
 //! The engine session: the state a GUI builds up (position, options) and what each command does
 //! to it. Every error is answered with one `info string`; the previous valid state is kept.
 
-use crate::command::{parse_line, shorten, Command, GoParams, ParseError, Parsed};
+use crate::command::{cap_list, parse_line, shorten, Command, GoParams, ParseError, Parsed};
 use crate::options::{self, OptionValue};
 use crate::output::{closing_info, format_info, InfoStyle, Output, UciReporter};
 use crate::protocol::MAX_LINE;
@@ -398,11 +398,9 @@ impl Session {
             }
         }
         if !unknown.is_empty() {
-            let count = unknown.len();
-            unknown.truncate(8);
-            let more = if count > 8 { format!(" and {} more", count - 8) } else { String::new() };
+            cap_list(&mut unknown);
             let instead = if search_moves.is_empty() { "searching every move" } else { "left out" };
-            notes.push(format!("searchmoves: {}{more} not legal here; {instead}", unknown.join(", ")));
+            notes.push(format!("searchmoves: {} not legal here; {instead}", unknown.join(", ")));
         }
         if !self.position_given {
             notes.push("no position given; searching the start position".to_string());
