@@ -15,12 +15,23 @@ positions, spread from openings to endgames), with a cleared hash before every p
   of those ratios with a 95% interval (normal approximation on the logarithms), as
   `lazuli scaling` reports it. Two engines whose intervals overlap are not told apart.
 
+With `--pgn`, the positions are sampled from games instead (`--plies`, `--every`, `--seed`), so
+the time to depth can be measured over hundreds of positions like those met in play, at the depths
+the engines reach in games. With `--judge`, a reference engine then scores the moves each engine
+played at its depth (MultiPV over just those moves): for each thread count against the first, how
+often the move changed and by how many centipawns it got better or worse, averaged over all
+positions (0 where the move did not change) with a 95% interval. This asks whether a second
+thread makes an iteration of the same depth better, engine by engine, far more cheaply than
+fixed-depth games. `--movetime 0` leaves the speed pass out.
+
 Engines run one at a time, so they never compete for the cores. A time-to-depth search that has
 not reached the depth after `--time-cap` seconds is stopped and flagged; `--skip` leaves such a
 position out for every engine (Ethereal 12 at 2 threads did not reach depth 18 within 12 minutes
 in position 18 of the 24, `8/8/8/5N2/8/p7/8/2NK3k w`). Example:
 
     .venv/bin/python scripts/smp_compare.py --lazuli target/release/lazuli --positions 24
+    .venv/bin/python scripts/smp_compare.py --pgn games.pgn --positions 300 --movetime 0 \
+        --depth-lazuli 18 --depth-ethereal 16 --depth-stockfish 20 --judge /usr/games/stockfish
 """
 
 import argparse
@@ -31,8 +42,12 @@ import subprocess
 import sys
 import time
 
+from dataclasses import dataclass, field
+
 import chess
 import chess.engine
+
+from vote_study import MATE_CP, judge, sample_positions
 
 
 def bench_positions(lazuli: str) -> list[str]:
@@ -79,22 +94,36 @@ def geometric_mean_ci(ratios: list[float]) -> tuple[float, float, float]:
     return math.exp(mean), math.exp(mean - half), math.exp(mean + half)
 
 
+@dataclass
+class Measurement:
+    """What `measure` found for one engine at one thread count."""
+    # Nodes per second at `go movetime` (0 when the speed pass was left out).
+    nps: float
+    # Nodes per second of the time-to-depth searches that reached their depth (0 if none did).
+    depth_nps: float
+    # Time to depth of every position (mean of its runs).
+    times: list[float]
+    # How many positions hit the time cap.
+    capped: int
+    # The move each position's first time-to-depth search played.
+    moves: list[chess.Move | None] = field(default_factory=list)
+
+
 def measure(cmd: str | list[str], threads: int, fens: list[str], depth: int, movetime: float, hash_mb: int, extra: dict,
-            repeat: int = 1, cap: float = 60.0) -> tuple[float, float, list[float], int]:
-    """NPS, the NPS of the time-to-depth searches that reached their depth (0 if none did), the
-    time to depth of every position, and how many positions hit the time cap."""
+            repeat: int = 1, cap: float = 60.0) -> Measurement:
+    """Speed at `go movetime` (left out when `movetime` is 0) and time to `depth` per position."""
     engine = chess.engine.SimpleEngine.popen_uci(cmd)
     try:
         configure(engine, threads, hash_mb, extra)
         nodes = 0
         spent = 0.0
-        for fen in fens:
+        for fen in fens if movetime > 0 else []:
             # A new `game` object makes python-chess send `ucinewgame` (cleared hash).
             info = engine.analyse(chess.Board(fen), chess.engine.Limit(time=movetime), game=object())
             nodes += info.get("nodes", 0)
             spent += info.get("time", movetime)
-        nps = nodes / max(spent, 1e-9)
-        times = []
+        nps = nodes / spent if spent > 0 else 0.0
+        times, moves = [], []
         capped_positions = 0
         depth_nodes, depth_spent = 0, 0.0
         for number, fen in enumerate(fens, start=1):
@@ -104,8 +133,12 @@ def measure(cmd: str | list[str], threads: int, fens: list[str], depth: int, mov
                 engine.analyse(chess.Board(fen), chess.engine.Limit(depth=1), game=game)
                 start = time.perf_counter()
                 # `go depth D movetime CAP`: an engine that never reaches the depth is stopped.
-                info = engine.analyse(chess.Board(fen), chess.engine.Limit(depth=depth, time=cap), game=game)
+                played = engine.play(chess.Board(fen), chess.engine.Limit(depth=depth, time=cap), game=game,
+                                     info=chess.engine.INFO_BASIC)
                 runs.append(time.perf_counter() - start)
+                info = played.info
+                if len(runs) == 1:
+                    moves.append(played.move)
                 if info.get("depth", 0) >= depth and info.get("time", 0) > 0:
                     depth_nodes += info.get("nodes", 0)
                     depth_spent += info["time"]
@@ -116,7 +149,7 @@ def measure(cmd: str | list[str], threads: int, fens: list[str], depth: int, mov
             print(f"  {threads} thread(s), position {number}/{len(fens)}: {times[-1]:.3f} s  {fen}{capped}",
                   file=sys.stderr, flush=True)
         depth_nps = depth_nodes / depth_spent if depth_spent > 0 else 0.0
-        return nps, depth_nps, times, capped_positions
+        return Measurement(nps, depth_nps, times, capped_positions, moves)
     finally:
         engine.quit()
 
@@ -144,6 +177,13 @@ def main() -> int:
                              "stalls an engine)")
     parser.add_argument("--time-cap", type=float, default=60.0,
                         help="seconds after which a time-to-depth search is stopped and flagged")
+    parser.add_argument("--pgn", nargs="+", default=[],
+                        help="take the positions from these games instead of the bench positions")
+    parser.add_argument("--plies", default="16-120", help="with --pgn: the ply range to sample (default 16-120)")
+    parser.add_argument("--every", type=int, default=5, help="with --pgn: every Nth ply (default 5)")
+    parser.add_argument("--seed", type=int, default=1, help="with --pgn: the sampling seed (default 1)")
+    parser.add_argument("--judge", help="a reference engine to score the moves played at the depth")
+    parser.add_argument("--judge-depth", type=int, default=20)
     args = parser.parse_args()
     lazuli_options = {}
     for item in args.lazuli_option:
@@ -171,37 +211,98 @@ def main() -> int:
         skip = parse_skip(args.skip, args.positions)
     except ValueError as error:
         parser.error(str(error))
-    fens = spread(bench_positions(args.lazuli), args.positions, skip)
+    if args.pgn:
+        try:
+            first, last = (int(x) for x in args.plies.split("-"))
+        except ValueError:
+            parser.error(f"--plies takes FIRST-LAST, got {args.plies!r}")
+        sampled = sample_positions(args.pgn, first, last, args.every, args.positions, args.seed)
+        fens = [fen for n, fen in enumerate(sampled, start=1) if n not in skip]
+    else:
+        fens = spread(bench_positions(args.lazuli), args.positions, skip)
     if not fens:
-        parser.error("--skip leaves no positions")
+        parser.error("no positions: --skip leaves none or the games hold none in --plies")
     if lazuli_options:
         print(f"lazuli options: {lazuli_options}")
     print(f"{len(fens)} positions, movetime {args.movetime}s for speed, hash {args.hash} MB, "
           f"{max(1, args.repeat)} time-to-depth run(s) per position")
     print(f"{'engine':10} {'threads':>7} {'nps':>12} {'nps x':>7} {'depth':>5} {'ttd med s':>9} "
           f"{'ttd x med':>9}  ttd x geomean [95%]  nps x at depth")
+    played: dict[tuple[str, int], list[chess.Move | None]] = {}
     for name, cmd, depth, extra in engines:
-        base_nps, base_depth_nps, base_times = None, None, None
+        base = None
         for threads in thread_counts:
             print(f"measuring {name} with {threads} thread(s)...", file=sys.stderr)
-            nps, depth_nps, times, capped = measure(cmd, threads, fens, depth, args.movetime, args.hash, extra,
-                                                    args.repeat, args.time_cap)
-            if base_nps is None:
-                base_nps, base_depth_nps, base_times = nps, depth_nps, times
-            speedups = [b / max(t, 1e-9) for b, t in zip(base_times, times)]
+            m = measure(cmd, threads, fens, depth, args.movetime, args.hash, extra, args.repeat, args.time_cap)
+            played[(name, threads)] = m.moves
+            base = base or m
+            speedups = [b / max(t, 1e-9) for b, t in zip(base.times, m.times)]
             geomean, low, high = geometric_mean_ci(speedups)
-            depth_ratio = depth_nps / base_depth_nps if base_depth_nps else 0.0
+            nps_ratio = m.nps / base.nps if base.nps else 0.0
+            depth_ratio = m.depth_nps / base.depth_nps if base.depth_nps else 0.0
             print(
-                f"{name:10} {threads:>7} {nps:>12.0f} {nps / base_nps:>7.2f} {depth:>5} "
-                f"{statistics.median(times):>9.3f} {statistics.median(speedups):>9.2f}  "
+                f"{name:10} {threads:>7} {m.nps:>12.0f} {nps_ratio:>7.2f} {depth:>5} "
+                f"{statistics.median(m.times):>9.3f} {statistics.median(speedups):>9.2f}  "
                 f"{geomean:.2f} [{low:.2f}, {high:.2f}]  {depth_ratio:>14.2f}",
                 flush=True,
             )
-            if capped:
+            if m.capped:
                 # Their times are the cap, not a time to depth: the speedups above include them.
-                print(f"  {name} at {threads} thread(s): {capped} position(s) stopped at --time-cap "
+                print(f"  {name} at {threads} thread(s): {m.capped} position(s) stopped at --time-cap "
                       f"{args.time_cap:g} s without reaching depth {depth}; consider --skip", flush=True)
+    if args.judge:
+        scores = judge_positions(args.judge, fens, list(played.values()), args.judge_depth)
+        print(f"moves played at the depth, scored by {args.judge} at depth {args.judge_depth} (centipawns for "
+              f"the side to move, mates as +-{MATE_CP}); each thread count against {thread_counts[0]}:")
+        print(f"{'engine':10} {'threads':>7} {'changed':>8}  mean over all positions [95%]  mean over changed")
+        for name, _, _, _ in engines:
+            for threads in thread_counts[1:]:
+                changed, diffs = move_quality(scores, played[(name, thread_counts[0])], played[(name, threads)])
+                mean, low, high = mean_ci(diffs)
+                over_changed = statistics.fmean(changed) if changed else 0.0
+                print(f"{name:10} {threads:>7} {len(changed):>8}  {mean:+.1f} [{low:+.1f}, {high:+.1f}]"
+                      f"{'':>14}{over_changed:+.1f}", flush=True)
     return 0
+
+
+def judge_positions(cmd: str, fens: list[str], played: list[list[chess.Move | None]],
+                    depth: int) -> list[dict[chess.Move, int]]:
+    """The reference engine's score of every move played in each position (none where every
+    search played the same move: there is nothing to compare)."""
+    scores = []
+    with chess.engine.SimpleEngine.popen_uci(cmd) as engine:
+        configure(engine, 1, 64, {})
+        for n, fen in enumerate(fens):
+            moves = sorted({m[n] for m in played if m[n] is not None}, key=lambda mv: mv.uci())
+            if len(moves) < 2:
+                scores.append({})
+                continue
+            scores.append(judge(engine, chess.Board(fen), moves, chess.engine.Limit(depth=depth)))
+            print(f"  judged position {n + 1}/{len(fens)}: {scores[-1]}", file=sys.stderr, flush=True)
+    return scores
+
+
+def move_quality(scores: list[dict[chess.Move, int]], base: list[chess.Move | None],
+                 other: list[chess.Move | None]) -> tuple[list[int], list[int]]:
+    """Score of `other`'s move minus `base`'s in every judged position: (where the moves differ,
+    everywhere, with 0 where they agree)."""
+    changed, diffs = [], []
+    for judged, a, b in zip(scores, base, other):
+        if a == b and a is not None:
+            diffs.append(0)
+        elif a in judged and b in judged:
+            changed.append(judged[b] - judged[a])
+            diffs.append(changed[-1])
+    return changed, diffs
+
+
+def mean_ci(values: list[float]) -> tuple[float, float, float]:
+    """Mean and its 95% interval (normal approximation)."""
+    if not values:
+        return 0.0, 0.0, 0.0
+    mean = statistics.fmean(values)
+    half = 1.96 * statistics.stdev(values) / math.sqrt(len(values)) if len(values) > 1 else 0.0
+    return mean, mean - half, mean + half
 
 
 if __name__ == "__main__":

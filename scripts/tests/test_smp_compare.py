@@ -7,6 +7,8 @@ import os
 import sys
 import unittest
 
+import chess
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
@@ -36,20 +38,41 @@ class ChoosePositionsTest(unittest.TestCase):
 
 class TimeCapTest(unittest.TestCase):
     def test_a_search_that_never_reaches_its_depth_is_stopped_and_counted(self):
-        _, depth_nps, times, capped = smp_compare.measure([*FAKE, "stall", "0"], 1, [START], 30, 0.01, 16, {},
-                                                          cap=0.3)
-        self.assertEqual(capped, 1)
-        self.assertGreaterEqual(times[0], 0.3)
+        m = smp_compare.measure([*FAKE, "stall", "0"], 1, [START], 30, 0.01, 16, {}, cap=0.3)
+        self.assertEqual(m.capped, 1)
+        self.assertGreaterEqual(m.times[0], 0.3)
         # No search reached its depth: no NPS at depth.
-        self.assertEqual(depth_nps, 0.0)
-        _, _, times, capped = smp_compare.measure([*FAKE, "good"], 1, [START], 30, 0.01, 16, {}, cap=5.0)
-        self.assertEqual(capped, 0)
-        self.assertLess(times[0], 5.0)
+        self.assertEqual(m.depth_nps, 0.0)
+        m = smp_compare.measure([*FAKE, "good"], 1, [START], 30, 0.01, 16, {}, cap=5.0)
+        self.assertEqual(m.capped, 0)
+        self.assertLess(m.times[0], 5.0)
 
     def test_nps_at_depth_comes_from_the_searches_that_reached_it(self):
         # The fake engine's one line: depth 1, 5 nodes in 2 ms.
-        _, depth_nps, _, _ = smp_compare.measure([*FAKE, "good"], 1, [START, START], 1, 0.01, 16, {}, cap=5.0)
-        self.assertAlmostEqual(depth_nps, 2500.0)
+        m = smp_compare.measure([*FAKE, "good"], 1, [START, START], 1, 0.01, 16, {}, cap=5.0)
+        self.assertAlmostEqual(m.depth_nps, 2500.0)
+
+    def test_the_moves_played_are_kept_and_the_speed_pass_can_be_left_out(self):
+        m = smp_compare.measure([*FAKE, "good"], 1, [START, START], 1, 0.0, 16, {}, cap=5.0)
+        self.assertEqual(m.nps, 0.0)
+        self.assertEqual(len(m.moves), 2)
+        self.assertTrue(all(mv in chess.Board(START).legal_moves for mv in m.moves))
+
+
+class MoveQualityTest(unittest.TestCase):
+    def test_agreeing_moves_count_zero_and_differing_ones_their_score_difference(self):
+        e4, d4, c4 = (chess.Move.from_uci(u) for u in ("e2e4", "d2d4", "c2c4"))
+        scores = [{}, {e4: 30, d4: 10}, {e4: 30, c4: -20}, {}]
+        base = [e4, e4, e4, None]
+        other = [e4, d4, c4, d4]
+        changed, diffs = smp_compare.move_quality(scores, base, other)
+        self.assertEqual(changed, [-20, -50])
+        # The last position was not judged (one side has no move): left out.
+        self.assertEqual(diffs, [0, -20, -50])
+        mean, low, high = smp_compare.mean_ci(diffs)
+        self.assertAlmostEqual(mean, -70 / 3)
+        self.assertLess(low, mean)
+        self.assertGreater(high, mean)
 
 
 if __name__ == "__main__":
