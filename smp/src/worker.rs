@@ -8,7 +8,8 @@ use crate::mailbox::{Receiver, Sender};
 use crate::pool::{Shared, TbSettings};
 use engine::board::Board;
 use engine::search::{
-    HelperPolicy, Limits, Reporter, SearchResult, Searcher, SharedState, SilentReporter, TbContext,
+    CorrectionHistory, HelperPolicy, Limits, Reporter, SearchResult, Searcher, SharedState, SilentReporter,
+    TbContext,
 };
 use engine::tt::TranspositionTable;
 use parking_lot::Mutex;
@@ -67,13 +68,21 @@ pub(crate) fn helper_limits(limits: &Limits) -> Limits {
     }
 }
 
-pub(crate) fn worker_loop(index: usize, policy: HelperPolicy, inbox: Receiver<Job>, shared: Arc<Shared>) {
+pub(crate) fn worker_loop(
+    index: usize,
+    policy: HelperPolicy,
+    correction: Arc<CorrectionHistory>,
+    inbox: Receiver<Job>,
+    shared: Arc<Shared>,
+) {
     let mut searcher = Searcher::for_thread(index, policy);
+    searcher.share_correction(correction);
     while let Some(job) = inbox.recv() {
         match job {
             Job::Exit => break,
             Job::Clear => {
-                searcher.clear();
+                // The shared correction history is cleared once, by the pool.
+                searcher.clear_own();
                 shared.busy.done();
             }
             Job::Policy(policy) => {

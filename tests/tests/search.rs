@@ -3,9 +3,10 @@
 use engine::board::{Board, Move, Position};
 use engine::movegen::legal_moves;
 use engine::search::score::{mate_in, mated_in, MATE, MATE_BOUND};
-use engine::search::{Limits, SearchResult, Searcher};
+use engine::search::{CorrectionHistory, Limits, SearchResult, Searcher};
 use engine::tt::TranspositionTable;
 use lazuli_tests::read_epd;
+use std::sync::Arc;
 
 fn search_board(
     searcher: &mut Searcher,
@@ -210,4 +211,28 @@ fn a_raised_stop_flag_ends_helpers_at_once_but_not_the_main_threads_first_iterat
     let helper = run(1);
     assert_eq!(helper.depth, 0, "a stopped helper completed an iteration");
     assert!(helper.nodes <= 1, "a stopped helper searched {} nodes", helper.nodes);
+}
+
+#[test]
+fn searchers_given_one_correction_history_learn_into_it_and_clear_it_only_when_asked() {
+    let table = Arc::new(CorrectionHistory::new());
+    let tt = TranspositionTable::new(4);
+    let board = Board::new(
+        Position::from_fen("r2q1rk1/pp1bbppp/2n1pn2/3p4/3P4/2NBPN2/PP3PPP/R1BQ1RK1 w - - 4 10").unwrap(),
+    );
+    let mut first = Searcher::new(true);
+    let mut second = Searcher::new(true);
+    first.share_correction(Arc::clone(&table));
+    second.share_correction(Arc::clone(&table));
+    first.search_alone(&board, &Limits::depth(8), &tt, None);
+    let learned = table.learned();
+    assert!(learned > 0, "a search taught the shared table nothing");
+    tt.clear(1);
+    second.search_alone(&board, &Limits::depth(8), &tt, None);
+    assert!(table.learned() >= learned);
+    // A thread's own histories go without the table; `clear` takes the table too.
+    first.clear_own();
+    assert!(table.learned() >= learned);
+    second.clear();
+    assert_eq!(table.learned(), 0);
 }

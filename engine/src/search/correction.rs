@@ -4,10 +4,18 @@
 //! structure (a blocked centre, a passer it underrates) is pulled towards the search's verdict,
 //! which sharpens every decision that reads the static evaluation: pruning margins, null move,
 //! quiescence stand pat.
+//!
+//! One table serves every thread of a pool (`Searcher::share_correction`), as in Stockfish since
+//! 2025: what one thread learns about a pawn structure corrects the others' evaluations at once,
+//! so a helper's search sharpens the main thread's pruning and not only its table entries.
+//! Entries are `AtomicI32`s read and written with relaxed loads and stores; two threads updating
+//! one entry at once may lose one update, which only means one observation fewer. With one thread
+//! the table behaves exactly as a private one.
 
 use super::params::{CORRECTION_MAX, CORRECTION_MAX_ERROR, CORRECTION_MAX_WEIGHT};
 use super::score::MATE_BOUND;
 use crate::board::Color;
+use std::sync::atomic::{AtomicI32, Ordering};
 
 /// Entries per side; indexed by the low bits of the pawn key.
 const ENTRIES: usize = 16_384;
@@ -17,41 +25,52 @@ const GRAIN: i32 = 256;
 const WEIGHT_TOTAL: i32 = 256;
 
 pub struct CorrectionHistory {
-    pawn: Vec<[i32; ENTRIES]>,
+    /// `ENTRIES` per side to move, White's first.
+    pawn: Box<[AtomicI32]>,
+}
+
+impl Default for CorrectionHistory {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 impl CorrectionHistory {
     pub fn new() -> CorrectionHistory {
-        CorrectionHistory { pawn: vec![[0; ENTRIES]; 2] }
+        CorrectionHistory { pawn: (0..2 * ENTRIES).map(|_| AtomicI32::new(0)).collect() }
     }
 
-    pub fn clear(&mut self) {
-        for side in &mut self.pawn {
-            side.fill(0);
-        }
+    pub fn clear(&self) {
+        self.pawn.iter().for_each(|entry| entry.store(0, Ordering::Relaxed));
+    }
+
+    /// How many entries hold a correction (for tests and diagnostics).
+    pub fn learned(&self) -> usize {
+        self.pawn.iter().filter(|entry| entry.load(Ordering::Relaxed) != 0).count()
     }
 
     #[inline]
-    fn slot(pawn_key: u64) -> usize {
-        (pawn_key as usize) & (ENTRIES - 1)
+    fn entry(&self, stm: Color, pawn_key: u64) -> &AtomicI32 {
+        &self.pawn[stm.index() * ENTRIES + ((pawn_key as usize) & (ENTRIES - 1))]
     }
 
     /// `raw` evaluation corrected by what was learned for this pawn structure.
     #[inline]
     pub fn corrected(&self, stm: Color, pawn_key: u64, raw: i32) -> i32 {
-        let correction = self.pawn[stm.index()][Self::slot(pawn_key)] / GRAIN;
+        let correction = self.entry(stm, pawn_key).load(Ordering::Relaxed) / GRAIN;
         (raw + correction).clamp(-MATE_BOUND + 1, MATE_BOUND - 1)
     }
 
     /// Learn from a search of `depth` that scored `score` where the raw evaluation said `raw`:
     /// the entry moves towards the difference, the more the deeper the search.
-    pub fn update(&mut self, stm: Color, pawn_key: u64, depth: i32, raw: i32, score: i32) {
+    pub fn update(&self, stm: Color, pawn_key: u64, depth: i32, raw: i32, score: i32) {
         // A wild search result (a tactic the evaluation cannot see) teaches little.
         let error = (score - raw).clamp(-CORRECTION_MAX_ERROR(), CORRECTION_MAX_ERROR()) * GRAIN;
         let weight = (depth + 1).clamp(1, CORRECTION_MAX_WEIGHT());
-        let entry = &mut self.pawn[stm.index()][Self::slot(pawn_key)];
-        let blended = (*entry * (WEIGHT_TOTAL - weight) + error * weight) / WEIGHT_TOTAL;
-        *entry = blended.clamp(-CORRECTION_MAX() * GRAIN, CORRECTION_MAX() * GRAIN);
+        let entry = self.entry(stm, pawn_key);
+        let old = entry.load(Ordering::Relaxed);
+        let blended = (old * (WEIGHT_TOTAL - weight) + error * weight) / WEIGHT_TOTAL;
+        entry.store(blended.clamp(-CORRECTION_MAX() * GRAIN, CORRECTION_MAX() * GRAIN), Ordering::Relaxed);
     }
 }
 
@@ -61,7 +80,7 @@ mod tests {
 
     #[test]
     fn a_repeated_error_is_learned_and_bounded() {
-        let mut ch = CorrectionHistory::new();
+        let ch = CorrectionHistory::new();
         let key = 0x1234_5678_9abc_def0;
         assert_eq!(ch.corrected(Color::White, key, 10), 10);
         for _ in 0..200 {
@@ -82,7 +101,7 @@ mod tests {
 
     #[test]
     fn corrections_never_reach_mate_scores() {
-        let mut ch = CorrectionHistory::new();
+        let ch = CorrectionHistory::new();
         for _ in 0..500 {
             ch.update(Color::Black, 7, 30, 0, 1000);
         }

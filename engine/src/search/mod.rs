@@ -21,12 +21,13 @@ use crate::board::{Move, Piece};
 use crate::eval::PawnCache;
 use crate::tb::Tablebases;
 use crate::tt::TranspositionTable;
-use correction::CorrectionHistory;
 use history::{ContKey, Histories};
 use score::MAX_PLY;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+pub use correction::CorrectionHistory;
 pub use driver::SearchResult;
 pub use helpers::HelperPolicy;
 
@@ -201,7 +202,8 @@ pub(crate) struct RootMove {
 
 pub struct Searcher {
     hist: Box<Histories>,
-    correction: CorrectionHistory,
+    /// Shared by the threads of a pool (`share_correction`); a searcher of its own otherwise.
+    correction: Arc<CorrectionHistory>,
     pawn_cache: PawnCache,
     stack: Vec<StackEntry>,
     pv: Vec<[Move; MAX_PLY + 1]>,
@@ -244,7 +246,7 @@ impl Searcher {
     pub fn new(is_main: bool) -> Searcher {
         Searcher {
             hist: Histories::new(),
-            correction: CorrectionHistory::new(),
+            correction: Arc::new(CorrectionHistory::new()),
             pawn_cache: PawnCache::new(1 << 14),
             stack: vec![StackEntry::default(); MAX_PLY + STACK_OFFSET + 4],
             pv: vec![[Move::NULL; MAX_PLY + 1]; MAX_PLY + 1],
@@ -266,10 +268,21 @@ impl Searcher {
         }
     }
 
-    /// Forget everything learned (new game).
+    /// Use `table` as the correction history, shared with the other searchers given it.
+    pub fn share_correction(&mut self, table: Arc<CorrectionHistory>) {
+        self.correction = table;
+    }
+
+    /// Forget everything learned (new game), the correction history included.
     pub fn clear(&mut self) {
-        self.hist.clear();
+        self.clear_own();
         self.correction.clear();
+    }
+
+    /// Forget what this thread alone learned: its histories and caches, not the correction
+    /// history it may share (whose owner clears it once, not once per thread).
+    pub fn clear_own(&mut self) {
+        self.hist.clear();
         self.pawn_cache.clear();
     }
 
