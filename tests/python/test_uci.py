@@ -79,6 +79,18 @@ def test_multipv_3_with_wdl(engine, fen):
             assert wdl.losses > wdl.wins
 
 
+def test_multipv_lines_all_close_with_the_final_node_count(engine):
+    # Stopped by the clock inside an iteration, where one move (taking the queen) is far the best,
+    # so the principal line stands: every line, not only the principal one, is repeated before
+    # `bestmove` with the whole search's node count.
+    board = chess.Board("rnb1kbnr/pppp1ppp/8/4p3/3q4/2P5/PP1PPPPP/RNBQKBNR w KQkq - 0 3")
+    for _ in range(3):
+        infos = engine.analyse(board, chess.engine.Limit(time=0.3), multipv=3)
+        assert [info["multipv"] for info in infos] == [1, 2, 3]
+        assert infos[0]["pv"][0] == chess.Move.from_uci("c3d4")
+        assert len({info["nodes"] for info in infos}) == 1, [info["nodes"] for info in infos]
+
+
 def test_wdl_of_a_mate_is_certain(engine):
     engine.configure({"UCI_ShowWDL": True})
     board = chess.Board("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1")

@@ -1,7 +1,7 @@
 //! The single writer of standard output: whole lines, flushed, from any thread.
 
 use crate::wdl::wdl;
-use arc_swap::ArcSwapOption;
+use arc_swap::ArcSwap;
 use parking_lot::Mutex;
 use smp::engine::board::Move;
 use smp::engine::search::score::uci_score;
@@ -88,19 +88,28 @@ pub fn format_info(info: &SearchInfo, style: InfoStyle) -> String {
     line
 }
 
-/// Formats search progress as UCI `info` lines, remembering the last principal line (for the
-/// final line before `bestmove`).
+/// The last `info` line printed for each MultiPV index (index 0 is the principal line), kept
+/// for the lines printed just before `bestmove`.
+pub type LastLines = Arc<ArcSwap<Vec<SearchInfo>>>;
+
+/// Formats search progress as UCI `info` lines, remembering the last line of each MultiPV index
+/// (for the closing lines before `bestmove`).
 pub struct UciReporter {
     pub out: Output,
     pub style: InfoStyle,
     /// Lock-free, so `bestmove` given for a preempted main thread never waits for it.
-    pub last_main_line: Arc<ArcSwapOption<SearchInfo>>,
+    pub last_lines: LastLines,
 }
 
 impl Reporter for UciReporter {
     fn info(&self, info: &SearchInfo) {
-        if info.multipv == 1 {
-            self.last_main_line.store(Some(Arc::new(info.clone())));
+        if let Some(index) = info.multipv.checked_sub(1) {
+            let mut lines = Vec::clone(&self.last_lines.load());
+            match lines.get_mut(index) {
+                Some(line) => *line = info.clone(),
+                None => lines.push(info.clone()),
+            }
+            self.last_lines.store(Arc::new(lines));
         }
         self.out.line(&format_info(info, self.style));
     }
@@ -113,43 +122,43 @@ impl Reporter for UciReporter {
     }
 }
 
-/// The `info` line to print just before `bestmove`, as Stockfish does: the search's final node
+/// The `info` lines to print just before `bestmove`, as Stockfish does: the search's final node
 /// count and time (`result.nodes` counts every thread), so a GUI shows, and a benchmark reads,
-/// what the whole search did, not what it had done when the last iteration completed; and when
-/// the last line printed disagrees with the result (a search stopped inside an iteration that
-/// had already found a better move, or the threads' vote), the result's move, score and line,
-/// so the last `info` always agrees with `bestmove`. `None` when the last line says it all.
-pub fn closing_info(
-    last: Option<&SearchInfo>,
-    result: &SearchResult,
-    elapsed: Duration,
-) -> Option<SearchInfo> {
-    let last = last?;
+/// what the whole search did, not what it had done when the last iteration completed. With
+/// MultiPV every line is repeated with the final count. When the last principal line disagrees
+/// with the result (a search stopped inside an iteration that had already found a better move,
+/// or the threads' vote), one line gives the result's move, score and line instead, so the last
+/// `info` always agrees with `bestmove`. Empty when the last lines say it all.
+pub fn closing_info(last: &[SearchInfo], result: &SearchResult, elapsed: Duration) -> Vec<SearchInfo> {
+    let Some(principal) = last.first() else { return Vec::new() };
     if result.best_move.is_null() {
-        return None;
+        return Vec::new();
     }
-    if last.pv.first() == Some(&result.best_move) {
-        if result.nodes <= last.nodes {
-            return None;
+    if principal.pv.first() == Some(&result.best_move) {
+        if result.nodes <= principal.nodes {
+            return Vec::new();
         }
-        return Some(SearchInfo { nodes: result.nodes, time: elapsed.max(last.time), ..last.clone() });
+        return last
+            .iter()
+            .map(|line| SearchInfo { nodes: result.nodes, time: elapsed.max(line.time), ..line.clone() })
+            .collect();
     }
-    Some(SearchInfo {
-        depth: last.depth.max(result.depth),
-        seldepth: last.seldepth,
+    vec![SearchInfo {
+        depth: principal.depth.max(result.depth),
+        seldepth: principal.seldepth,
         multipv: 1,
         score: result.score,
         bound: Bound::Exact,
-        nodes: last.nodes.max(result.nodes),
-        time: elapsed.max(last.time),
-        hashfull: last.hashfull,
-        tb_hits: last.tb_hits,
+        nodes: principal.nodes.max(result.nodes),
+        time: elapsed.max(principal.time),
+        hashfull: principal.hashfull,
+        tb_hits: principal.tb_hits,
         pv: if result.pv.first() == Some(&result.best_move) {
             result.pv.clone()
         } else {
             vec![result.best_move]
         },
-    })
+    }]
 }
 
 #[cfg(test)]
@@ -207,7 +216,8 @@ mod tests {
         let last = info(&["e2e4"], 31);
         let elapsed = Duration::from_millis(300);
         // The same move, searched further after the last line: that line with the final count.
-        let closing = closing_info(Some(&last), &result(&["e2e4"], 35), elapsed).expect("a closing line");
+        let closing = closing_info(std::slice::from_ref(&last), &result(&["e2e4"], 35), elapsed);
+        let [closing] = closing.as_slice() else { panic!("one closing line: {closing:?}") };
         assert_eq!(
             (closing.depth, closing.score, &closing.pv, closing.nodes, closing.time),
             (last.depth, last.score, &last.pv, 6000, elapsed)
@@ -215,10 +225,46 @@ mod tests {
         // Nothing searched since the last line: nothing to add.
         let mut finished = result(&["e2e4"], 31);
         finished.nodes = last.nodes;
-        assert!(closing_info(Some(&last), &finished, elapsed).is_none());
-        assert!(closing_info(None, &result(&["d2d4"], 40), elapsed).is_none());
-        let closing = closing_info(Some(&last), &result(&["d2d4"], 40), elapsed).expect("a closing line");
+        assert!(closing_info(std::slice::from_ref(&last), &finished, elapsed).is_empty());
+        assert!(closing_info(&[], &result(&["d2d4"], 40), elapsed).is_empty());
+        let closing = closing_info(std::slice::from_ref(&last), &result(&["d2d4"], 40), elapsed);
+        let [closing] = closing.as_slice() else { panic!("one closing line: {closing:?}") };
         assert_eq!((closing.pv[0], closing.score, closing.depth, closing.nodes), (mv("d2d4"), 40, 7, 6000));
         assert_eq!(closing.time, elapsed);
+    }
+
+    #[test]
+    fn with_multipv_every_line_closes_with_the_final_count() {
+        let second = SearchInfo { multipv: 2, score: 20, ..info(&["d2d4"], 20) };
+        let last = [info(&["e2e4"], 31), second];
+        let result = SearchResult {
+            best_move: mv("e2e4"),
+            ponder_move: Move::NULL,
+            score: 31,
+            depth: 7,
+            nodes: 9000,
+            pv: vec![mv("e2e4")],
+        };
+        let closing = closing_info(&last, &result, Duration::from_millis(400));
+        let summary: Vec<_> = closing.iter().map(|l| (l.multipv, l.pv[0], l.score, l.nodes)).collect();
+        assert_eq!(summary, [(1, mv("e2e4"), 31, 9000), (2, mv("d2d4"), 20, 9000)]);
+        // A different move played: one line, the played one, never a stale second line.
+        let changed = SearchResult { best_move: mv("d2d4"), pv: vec![mv("d2d4")], ..result };
+        let closing = closing_info(&last, &changed, Duration::from_millis(400));
+        assert_eq!(closing.iter().map(|l| (l.multipv, l.pv[0])).collect::<Vec<_>>(), [(1, mv("d2d4"))]);
+    }
+
+    #[test]
+    fn the_reporter_keeps_the_last_line_of_each_multipv_index() {
+        let reporter = UciReporter {
+            out: Output::new(Box::new(std::io::sink())),
+            style: InfoStyle::default(),
+            last_lines: LastLines::default(),
+        };
+        reporter.info(&info(&["e2e4"], 31));
+        reporter.info(&SearchInfo { multipv: 2, ..info(&["d2d4"], 20) });
+        reporter.info(&SearchInfo { depth: 8, ..info(&["g1f3"], 25) });
+        let kept: Vec<_> = reporter.last_lines.load().iter().map(|l| (l.multipv, l.depth, l.pv[0])).collect();
+        assert_eq!(kept, [(1, 8, mv("g1f3")), (2, 7, mv("d2d4"))]);
     }
 }

@@ -3,10 +3,9 @@
 
 use crate::command::{cap_list, parse_line, shorten, Command, GoParams, ParseError, Parsed};
 use crate::options::{self, OptionValue};
-use crate::output::{closing_info, format_info, InfoStyle, Output, UciReporter};
+use crate::output::{closing_info, format_info, InfoStyle, LastLines, Output, UciReporter};
 use crate::protocol::MAX_LINE;
 use crate::wdl;
-use arc_swap::ArcSwapOption;
 use smp::engine::bench::{run_bench, DEFAULT_BENCH_DEPTH};
 use smp::engine::board::{Board, Color, Move, Position};
 use smp::engine::movegen::legal_moves;
@@ -413,14 +412,13 @@ impl Session {
 
         let style =
             InfoStyle { chess960: self.chess960, show_wdl: self.show_wdl, material: wdl::material(&pos) };
-        let last_main_line = Arc::new(ArcSwapOption::empty());
-        let reporter =
-            Box::new(UciReporter { out: self.out.clone(), style, last_main_line: last_main_line.clone() });
+        let last_lines = LastLines::default();
+        let reporter = Box::new(UciReporter { out: self.out.clone(), style, last_lines: last_lines.clone() });
         let out = self.out.clone();
         let searching = Arc::clone(&self.searching);
         let start = received;
         let on_done = Box::new(move |result: SearchResult| {
-            if let Some(info) = closing_info(last_main_line.load().as_deref(), &result, start.elapsed()) {
+            for info in closing_info(&last_lines.load(), &result, start.elapsed()) {
                 out.line(&format_info(&info, style));
             }
             let mut line = format!("bestmove {}", result.best_move.to_uci(style.chess960));
