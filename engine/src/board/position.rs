@@ -33,6 +33,8 @@ pub struct Position {
     pub(super) mailbox: [u8; 64],
     pub(super) key: u64,
     pub(super) pawn_key: u64,
+    /// Per colour, the key of its pieces other than pawns (king included).
+    pub(super) non_pawn_keys: [u64; 2],
     /// Enemy pieces giving check to the side to move.
     pub(super) checkers: Bitboard,
     /// Pieces of the side to move pinned to their own king.
@@ -56,6 +58,7 @@ impl Position {
             mailbox: [NO_PIECE; 64],
             key: 0,
             pawn_key: 0,
+            non_pawn_keys: [0; 2],
             checkers: Bitboard::EMPTY,
             pinned: Bitboard::EMPTY,
             stm: Color::White,
@@ -161,6 +164,12 @@ impl Position {
         self.pawn_key
     }
 
+    /// The key of `color`'s pieces other than pawns, king included.
+    #[inline]
+    pub fn non_pawn_key(&self, color: Color) -> u64 {
+        self.non_pawn_keys[color.index()]
+    }
+
     /// Knights, bishops, rooks and queens of `color`.
     #[inline]
     pub fn non_pawn_material(&self, color: Color) -> Bitboard {
@@ -261,6 +270,8 @@ impl Position {
         self.key ^= k;
         if piece.kind() == PieceType::Pawn {
             self.pawn_key ^= k;
+        } else {
+            self.non_pawn_keys[piece.color().index()] ^= k;
         }
     }
 
@@ -274,6 +285,8 @@ impl Position {
         self.key ^= k;
         if piece.kind() == PieceType::Pawn {
             self.pawn_key ^= k;
+        } else {
+            self.non_pawn_keys[piece.color().index()] ^= k;
         }
     }
 
@@ -439,6 +452,16 @@ impl Position {
         key
     }
 
+    /// The key of `color`'s pieces other than pawns computed from scratch.
+    pub fn compute_non_pawn_key(&self, color: Color) -> u64 {
+        let mut key = 0;
+        for sq in self.colored(color) & !self.pieces(PieceType::Pawn) {
+            let piece = self.piece_on(sq).expect("occupied square holds a piece");
+            key ^= zobrist::piece_square(piece, sq);
+        }
+        key
+    }
+
     /// Key of the position after `mv`, for prefetching the table before making it. Exact for
     /// ordinary moves; castling, en passant and promotions may differ (prefetch only).
     #[inline]
@@ -471,5 +494,6 @@ impl Position {
             && copy.pinned == self.pinned
             && self.key == self.compute_key()
             && self.pawn_key == self.compute_pawn_key()
+            && Color::ALL.iter().all(|&c| self.non_pawn_key(c) == self.compute_non_pawn_key(c))
     }
 }

@@ -271,7 +271,7 @@ impl Searcher {
                     raw
                 }
             };
-            let corrected = self.correction.corrected(pos.side_to_move(), pos.pawn_key(), raw);
+            let corrected = self.correction.corrected(&pos, raw);
             let eval = match tt_entry {
                 Some(entry) if tt_refines_eval(&entry, corrected) => entry.score,
                 _ => corrected,
@@ -605,7 +605,7 @@ impl Searcher {
                 && !(bound == BOUND_LOWER && best_score <= static_eval)
                 && !(bound == BOUND_UPPER && best_score >= static_eval)
             {
-                self.correction.update(stm, pos.pawn_key(), depth, raw_eval, best_score);
+                self.correction.update(&pos, depth, raw_eval, best_score);
             }
         }
         best_score

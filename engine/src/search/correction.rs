@@ -1,32 +1,76 @@
-//! Pawn-structure correction history: how far the static evaluation has been from what the
-//! search found, remembered per side to move and pawn structure, and added to later static
-//! evaluations of positions with the same pawns. An evaluation that keeps misjudging a pawn
-//! structure (a blocked centre, a passer it underrates) is pulled towards the search's verdict,
-//! which sharpens every decision that reads the static evaluation: pruning margins, null move,
+//! Correction history: how far the static evaluation has been from what the search found,
+//! remembered per side to move and added to later static evaluations of similar positions.
+//! An evaluation that keeps misjudging a pawn structure (a blocked centre, a passer it
+//! underrates) or a placement of one side's pieces is pulled towards the search's verdict, which
+//! sharpens every decision that reads the static evaluation: pruning margins, null move,
 //! quiescence stand pat.
 //!
-//! One table serves every thread of a pool (`Searcher::share_correction`), as in Stockfish since
-//! 2025: what one thread learns about a pawn structure corrects the others' evaluations at once,
-//! so a helper's search sharpens the main thread's pruning and not only its table entries.
-//! Entries are `AtomicI32`s read and written with relaxed loads and stores; two threads updating
-//! one entry at once may lose one update, which only means one observation fewer. With one thread
-//! the table behaves exactly as a private one.
+//! Three tables per side to move: one indexed by the pawn structure, and one for each colour
+//! indexed by that colour's other pieces (king included). The pawn table learns the whole error
+//! of the raw evaluation; the two piece tables learn what is left after the pawn correction, and
+//! the position's correction is the pawn entry plus the mean of the two piece entries. Learning
+//! the remainder keeps the sum from counting one error twice.
+//!
+//! One set of tables serves every thread of a pool (`Searcher::share_correction`), as in
+//! Stockfish since 2025: what one thread learns corrects the others' evaluations at once, so a
+//! helper's search sharpens the main thread's pruning and not only its table entries. Entries
+//! are `AtomicI32`s read and written with relaxed loads and stores; two threads updating one
+//! entry at once may lose one update, which only means one observation fewer. With one thread
+//! the tables behave exactly as private ones.
 
 use super::params::{CORRECTION_MAX, CORRECTION_MAX_ERROR, CORRECTION_MAX_WEIGHT};
 use super::score::MATE_BOUND;
-use crate::board::Color;
+use crate::board::{Color, Position};
 use std::sync::atomic::{AtomicI32, Ordering};
 
-/// Entries per side; indexed by the low bits of the pawn key.
+/// Entries per side to move in each table; indexed by the low bits of a key.
 const ENTRIES: usize = 16_384;
 /// Corrections are kept in 1/GRAIN centipawns so that small updates accumulate.
 const GRAIN: i32 = 256;
 /// Weights are out of this total: a new observation moves an entry by weight/WEIGHT_TOTAL.
 const WEIGHT_TOTAL: i32 = 256;
 
+/// One table: `ENTRIES` per side to move, White's first.
+struct Table(Box<[AtomicI32]>);
+
+impl Table {
+    fn new() -> Table {
+        Table((0..2 * ENTRIES).map(|_| AtomicI32::new(0)).collect())
+    }
+
+    #[inline]
+    fn entry(&self, stm: Color, key: u64) -> &AtomicI32 {
+        &self.0[stm.index() * ENTRIES + ((key as usize) & (ENTRIES - 1))]
+    }
+
+    /// The entry's correction in 1/GRAIN centipawns.
+    #[inline]
+    fn get(&self, stm: Color, key: u64) -> i32 {
+        self.entry(stm, key).load(Ordering::Relaxed)
+    }
+
+    /// Move the entry towards `error` (1/GRAIN centipawns) by weight/WEIGHT_TOTAL.
+    fn learn(&self, stm: Color, key: u64, error: i32, weight: i32) {
+        let entry = self.entry(stm, key);
+        let old = entry.load(Ordering::Relaxed);
+        let blended = (old * (WEIGHT_TOTAL - weight) + error * weight) / WEIGHT_TOTAL;
+        let limit = CORRECTION_MAX() * GRAIN;
+        entry.store(blended.clamp(-limit, limit), Ordering::Relaxed);
+    }
+
+    fn clear(&self) {
+        self.0.iter().for_each(|entry| entry.store(0, Ordering::Relaxed));
+    }
+
+    fn learned(&self) -> usize {
+        self.0.iter().filter(|entry| entry.load(Ordering::Relaxed) != 0).count()
+    }
+}
+
 pub struct CorrectionHistory {
-    /// `ENTRIES` per side to move, White's first.
-    pawn: Box<[AtomicI32]>,
+    pawn: Table,
+    /// By the colour whose pieces form the key, White's first.
+    pieces: [Table; 2],
 }
 
 impl Default for CorrectionHistory {
@@ -37,40 +81,51 @@ impl Default for CorrectionHistory {
 
 impl CorrectionHistory {
     pub fn new() -> CorrectionHistory {
-        CorrectionHistory { pawn: (0..2 * ENTRIES).map(|_| AtomicI32::new(0)).collect() }
+        CorrectionHistory { pawn: Table::new(), pieces: [Table::new(), Table::new()] }
     }
 
     pub fn clear(&self) {
-        self.pawn.iter().for_each(|entry| entry.store(0, Ordering::Relaxed));
+        self.pawn.clear();
+        self.pieces.iter().for_each(Table::clear);
     }
 
     /// How many entries hold a correction (for tests and diagnostics).
     pub fn learned(&self) -> usize {
-        self.pawn.iter().filter(|entry| entry.load(Ordering::Relaxed) != 0).count()
+        self.pawn.learned() + self.pieces.iter().map(Table::learned).sum::<usize>()
     }
 
+    /// The pawn table's correction and the pieces tables' mean, in 1/GRAIN centipawns.
     #[inline]
-    fn entry(&self, stm: Color, pawn_key: u64) -> &AtomicI32 {
-        &self.pawn[stm.index() * ENTRIES + ((pawn_key as usize) & (ENTRIES - 1))]
+    fn parts(&self, pos: &Position) -> (i32, i32) {
+        let stm = pos.side_to_move();
+        let pawn = self.pawn.get(stm, pos.pawn_key());
+        let pieces = (self.pieces[0].get(stm, pos.non_pawn_key(Color::White))
+            + self.pieces[1].get(stm, pos.non_pawn_key(Color::Black)))
+            / 2;
+        (pawn, pieces)
     }
 
-    /// `raw` evaluation corrected by what was learned for this pawn structure.
+    /// `raw` evaluation of `pos` corrected by what was learned for similar positions.
     #[inline]
-    pub fn corrected(&self, stm: Color, pawn_key: u64, raw: i32) -> i32 {
-        let correction = self.entry(stm, pawn_key).load(Ordering::Relaxed) / GRAIN;
+    pub fn corrected(&self, pos: &Position, raw: i32) -> i32 {
+        let (pawn, pieces) = self.parts(pos);
+        let correction = ((pawn + pieces) / GRAIN).clamp(-CORRECTION_MAX(), CORRECTION_MAX());
         (raw + correction).clamp(-MATE_BOUND + 1, MATE_BOUND - 1)
     }
 
     /// Learn from a search of `depth` that scored `score` where the raw evaluation said `raw`:
-    /// the entry moves towards the difference, the more the deeper the search.
-    pub fn update(&self, stm: Color, pawn_key: u64, depth: i32, raw: i32, score: i32) {
+    /// the entries move towards the difference, the more the deeper the search.
+    pub fn update(&self, pos: &Position, depth: i32, raw: i32, score: i32) {
         // A wild search result (a tactic the evaluation cannot see) teaches little.
         let error = (score - raw).clamp(-CORRECTION_MAX_ERROR(), CORRECTION_MAX_ERROR()) * GRAIN;
         let weight = (depth + 1).clamp(1, CORRECTION_MAX_WEIGHT());
-        let entry = self.entry(stm, pawn_key);
-        let old = entry.load(Ordering::Relaxed);
-        let blended = (old * (WEIGHT_TOTAL - weight) + error * weight) / WEIGHT_TOTAL;
-        entry.store(blended.clamp(-CORRECTION_MAX() * GRAIN, CORRECTION_MAX() * GRAIN), Ordering::Relaxed);
+        let stm = pos.side_to_move();
+        let (pawn, _) = self.parts(pos);
+        self.pawn.learn(stm, pos.pawn_key(), error, weight);
+        let rest = error - pawn;
+        for color in Color::ALL {
+            self.pieces[color.index()].learn(stm, pos.non_pawn_key(color), rest, weight);
+        }
     }
 }
 
@@ -78,33 +133,61 @@ impl CorrectionHistory {
 mod tests {
     use super::*;
 
+    fn pos(fen: &str) -> Position {
+        Position::from_fen(fen).expect("test FEN is valid")
+    }
+
+    const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+
     #[test]
-    fn a_repeated_error_is_learned_and_bounded() {
+    fn a_repeated_error_is_learned_once_and_bounded() {
         let ch = CorrectionHistory::new();
-        let key = 0x1234_5678_9abc_def0;
-        assert_eq!(ch.corrected(Color::White, key, 10), 10);
-        for _ in 0..200 {
-            ch.update(Color::White, key, 10, 0, 50);
+        let start = pos(START);
+        assert_eq!(ch.corrected(&start, 10), 10);
+        for _ in 0..300 {
+            ch.update(&start, 10, 0, 50);
         }
-        let learned = ch.corrected(Color::White, key, 0);
+        // The pawn and piece tables together learn the error once, not once each.
+        let learned = ch.corrected(&start, 0);
         assert!((45..=50).contains(&learned), "learned {learned}");
-        // The other side and other pawn structures are untouched.
-        assert_eq!(ch.corrected(Color::Black, key, 0), 0);
-        assert_eq!(ch.corrected(Color::White, key ^ 1, 0), 0);
+        // The other side to move and an unrelated position are untouched.
+        let black_to_move = pos("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR b KQkq - 0 1");
+        assert_eq!(ch.corrected(&black_to_move, 0), 0);
+        let elsewhere = pos("4k3/2p5/8/8/8/8/5P2/3QK3 w - - 0 1");
+        assert_eq!(ch.corrected(&elsewhere, 0), 0);
         for _ in 0..1000 {
-            ch.update(Color::White, key, 20, 0, -10_000);
+            ch.update(&start, 20, 0, -10_000);
         }
-        assert_eq!(ch.corrected(Color::White, key, 0), -CORRECTION_MAX());
+        assert_eq!(ch.corrected(&start, 0), -CORRECTION_MAX());
         ch.clear();
-        assert_eq!(ch.corrected(Color::White, key, 0), 0);
+        assert_eq!(ch.corrected(&start, 0), 0);
+        assert_eq!(ch.learned(), 0);
+    }
+
+    #[test]
+    fn what_the_pawns_do_not_explain_is_learned_by_the_pieces() {
+        let ch = CorrectionHistory::new();
+        // Same pawns, White's knight on f3 or on c3: the pawn entry is shared, the White pieces'
+        // entries are not, and Black's pieces are the same in both.
+        let knight_f3 = pos("rnbqkbnr/pppppppp/8/8/8/5N2/PPPPPPPP/RNBQKB1R b KQkq - 1 1");
+        let knight_c3 = pos("rnbqkbnr/pppppppp/8/8/8/2N5/PPPPPPPP/R1BQKBNR b KQkq - 1 1");
+        for _ in 0..300 {
+            ch.update(&knight_f3, 10, 0, 40);
+            ch.update(&knight_c3, 10, 0, -40);
+        }
+        let f3 = ch.corrected(&knight_f3, 0);
+        let c3 = ch.corrected(&knight_c3, 0);
+        assert!(f3 > 10 && c3 < -10, "f3 {f3}, c3 {c3}");
+        assert!(f3 <= 40 && c3 >= -40, "f3 {f3}, c3 {c3}");
     }
 
     #[test]
     fn corrections_never_reach_mate_scores() {
         let ch = CorrectionHistory::new();
+        let start = pos(START);
         for _ in 0..500 {
-            ch.update(Color::Black, 7, 30, 0, 1000);
+            ch.update(&start, 30, 0, 1000);
         }
-        assert_eq!(ch.corrected(Color::Black, 7, MATE_BOUND - 10), MATE_BOUND - 1);
+        assert_eq!(ch.corrected(&start, MATE_BOUND - 10), MATE_BOUND - 1);
     }
 }

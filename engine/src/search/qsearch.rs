@@ -55,7 +55,7 @@ impl Searcher {
                 Some(entry) if entry.eval != EVAL_NONE => entry.eval,
                 _ => self.evaluate(&pos),
             };
-            let corrected = self.correction.corrected(pos.side_to_move(), pos.pawn_key(), raw);
+            let corrected = self.correction.corrected(&pos, raw);
             let stand_pat = match tt_entry {
                 Some(e)
                     if e.score.abs() < MATE_BOUND
