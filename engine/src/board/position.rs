@@ -435,31 +435,25 @@ impl Position {
         if let Some(ep) = self.ep {
             key ^= zobrist::en_passant_file(ep.file());
         }
-        for sq in self.occupied() {
-            let piece = self.piece_on(sq).expect("occupied square holds a piece");
-            key ^= zobrist::piece_square(piece, sq);
-        }
-        key
+        key ^ self.pieces_key(self.occupied())
     }
 
     /// The pawn-structure key computed from scratch.
     pub fn compute_pawn_key(&self) -> u64 {
-        let mut key = 0;
-        for sq in self.pieces(PieceType::Pawn) {
-            let piece = self.piece_on(sq).expect("pawn square holds a pawn");
-            key ^= zobrist::piece_square(piece, sq);
-        }
-        key
+        self.pieces_key(self.pieces(PieceType::Pawn))
     }
 
     /// The key of `color`'s pieces other than pawns computed from scratch.
     pub fn compute_non_pawn_key(&self, color: Color) -> u64 {
-        let mut key = 0;
-        for sq in self.colored(color) & !self.pieces(PieceType::Pawn) {
+        self.pieces_key(self.colored(color) & !self.pieces(PieceType::Pawn))
+    }
+
+    /// The piece-square keys of the pieces on `squares` (all occupied) XOR-ed together.
+    fn pieces_key(&self, squares: Bitboard) -> u64 {
+        squares.fold(0, |key, sq| {
             let piece = self.piece_on(sq).expect("occupied square holds a piece");
-            key ^= zobrist::piece_square(piece, sq);
-        }
-        key
+            key ^ zobrist::piece_square(piece, sq)
+        })
     }
 
     /// Key of the position after `mv`, for prefetching the table before making it. Exact for

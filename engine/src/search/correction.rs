@@ -94,21 +94,15 @@ impl CorrectionHistory {
         self.pawn.learned() + self.pieces.iter().map(Table::learned).sum::<usize>()
     }
 
-    /// The pawn table's correction and the pieces tables' mean, in 1/GRAIN centipawns.
+    /// `raw` evaluation of `pos` corrected by what was learned for similar positions: the pawn
+    /// entry plus the mean of the two piece entries.
     #[inline]
-    fn parts(&self, pos: &Position) -> (i32, i32) {
+    pub fn corrected(&self, pos: &Position, raw: i32) -> i32 {
         let stm = pos.side_to_move();
         let pawn = self.pawn.get(stm, pos.pawn_key());
         let pieces = (self.pieces[0].get(stm, pos.non_pawn_key(Color::White))
             + self.pieces[1].get(stm, pos.non_pawn_key(Color::Black)))
             / 2;
-        (pawn, pieces)
-    }
-
-    /// `raw` evaluation of `pos` corrected by what was learned for similar positions.
-    #[inline]
-    pub fn corrected(&self, pos: &Position, raw: i32) -> i32 {
-        let (pawn, pieces) = self.parts(pos);
         let correction = ((pawn + pieces) / GRAIN).clamp(-CORRECTION_MAX(), CORRECTION_MAX());
         (raw + correction).clamp(-MATE_BOUND + 1, MATE_BOUND - 1)
     }
@@ -120,7 +114,7 @@ impl CorrectionHistory {
         let error = (score - raw).clamp(-CORRECTION_MAX_ERROR(), CORRECTION_MAX_ERROR()) * GRAIN;
         let weight = (depth + 1).clamp(1, CORRECTION_MAX_WEIGHT());
         let stm = pos.side_to_move();
-        let (pawn, _) = self.parts(pos);
+        let pawn = self.pawn.get(stm, pos.pawn_key());
         self.pawn.learn(stm, pos.pawn_key(), error, weight);
         let rest = error - pawn;
         for color in Color::ALL {
