@@ -34,6 +34,7 @@ def main() -> int:
         if command == "uci":
             print("id name Fake " + mode)
             print("option name Hash type spin default 16 min 1 max 1024")
+            print("option name Threads type spin default 1 min 1 max 64")
             print("uciok")
         elif command == "isready":
             print("readyok")
