@@ -65,6 +65,7 @@ pub(crate) fn helper_limits(limits: &Limits) -> Limits {
         clock: None,
         search_moves: limits.search_moves.clone(),
         multipv: 1,
+        contempt: limits.contempt,
     }
 }
 

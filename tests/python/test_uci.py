@@ -19,6 +19,7 @@ def test_handshake_lists_the_options(engine):
         "Threads": "spin",
         "MultiPV": "spin",
         "Move Overhead": "spin",
+        "Contempt": "spin",
         "Ponder": "check",
         "UCI_Chess960": "check",
         "UCI_ShowWDL": "check",
@@ -32,6 +33,7 @@ def test_handshake_lists_the_options(engine):
     assert options["Threads"].min == 1 and options["Threads"].default == 1
     assert options["Hash"].min == 1 and options["Hash"].default >= 1
     assert options["UCI_ShowWDL"].default is False
+    assert (options["Contempt"].default, options["Contempt"].min, options["Contempt"].max) == (0, -100, 100)
     # Setting options through the client works and the engine still answers.
     engine.configure({"Hash": 8, "Threads": 2, "Move Overhead": 30, "Debug Log File": ""})
     engine.ping()

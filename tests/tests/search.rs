@@ -139,6 +139,23 @@ fn draws_are_recognised() {
 }
 
 #[test]
+fn contempt_makes_a_draw_worth_less_to_the_side_to_move_at_the_root() {
+    // Every move draws: king and knight against king (either side to move), and a queen up
+    // with the fifty-move rule due. The root's side scores the draw as -contempt.
+    let fens = [
+        "8/8/4k3/8/8/3KN3/8/8 w - - 0 1",
+        "8/8/4k3/8/8/3KN3/8/8 b - - 0 1",
+        "8/8/4k3/8/8/Q2K4/8/8 w - - 99 80",
+    ];
+    for fen in fens {
+        for contempt in [-30, 0, 25] {
+            let limits = Limits { depth: Some(6), contempt, ..Limits::default() };
+            assert_eq!(search_fen(fen, limits).score, -contempt, "{fen}, contempt {contempt}");
+        }
+    }
+}
+
+#[test]
 fn repetition_in_game_history_needs_a_third_occurrence() {
     // Knights shuffle back and forth twice: the start position occurs for the third time.
     let mut board = Board::new(Position::startpos());

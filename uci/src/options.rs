@@ -39,6 +39,7 @@ pub const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "Threads", kind: OptionKind::Spin { default: 1, min: 1, max: MAX_THREADS } },
     OptionSpec { name: "MultiPV", kind: OptionKind::Spin { default: 1, min: 1, max: 256 } },
     OptionSpec { name: "Move Overhead", kind: OptionKind::Spin { default: 10, min: 0, max: 5000 } },
+    OptionSpec { name: "Contempt", kind: OptionKind::Spin { default: 0, min: -100, max: 100 } },
     OptionSpec { name: "Ponder", kind: OptionKind::Check { default: false } },
     OptionSpec { name: "UCI_Chess960", kind: OptionKind::Check { default: false } },
     OptionSpec { name: "Clear Hash", kind: OptionKind::Button },

@@ -34,6 +34,8 @@ pub struct Session {
     show_wdl: bool,
     multipv: usize,
     move_overhead: Duration,
+    /// Centipawns a draw is worth less than equality to the engine (`Contempt`).
+    contempt: i32,
     debug: bool,
     /// `Hash`/`Threads` set while searching apply when the search has ended.
     pending_hash: Option<usize>,
@@ -75,6 +77,7 @@ impl Session {
             show_wdl: false,
             multipv: 1,
             move_overhead: Duration::from_millis(10),
+            contempt: 0,
             debug: false,
             pending_hash: None,
             pending_threads: None,
@@ -226,6 +229,7 @@ impl Session {
             }
             ("MultiPV", OptionValue::Spin(n)) => self.multipv = n as usize,
             ("Move Overhead", OptionValue::Spin(ms)) => self.move_overhead = Duration::from_millis(ms as u64),
+            ("Contempt", OptionValue::Spin(cp)) => self.contempt = cp as i32,
             ("UCI_Chess960", OptionValue::Check(on)) => self.chess960 = on,
             ("UCI_ShowWDL", OptionValue::Check(on)) => self.show_wdl = on,
             ("Ponder", OptionValue::Check(_)) => {}
@@ -492,6 +496,7 @@ impl Session {
             clock: clock.time,
             search_moves,
             multipv: self.multipv,
+            contempt: self.contempt,
         }
     }
 

@@ -123,6 +123,7 @@ fn handshake_lists_options() {
         "Threads",
         "MultiPV",
         "Move Overhead",
+        "Contempt",
         "Ponder",
         "UCI_Chess960",
         "Clear Hash",
@@ -319,6 +320,20 @@ fn wdl_follows_the_option() {
     let lines = engine.read_until("bestmove", Duration::from_secs(10));
     let last = &lines[lines.len() - 2];
     assert!(last.contains("score mate 1 wdl 1000 0 0"), "{last}");
+}
+
+#[test]
+fn contempt_scores_a_dead_draw_below_zero_for_the_engine() {
+    let mut engine = Engine::start();
+    engine.send("setoption name Threads value 2");
+    engine.send("position fen 8/8/4k3/8/8/3KN3/8/8 b - - 0 1");
+    for (contempt, expected) in [(25, -25), (-40, 40), (0, 0)] {
+        engine.send(&format!("setoption name Contempt value {contempt}"));
+        engine.send("go depth 6");
+        let lines = engine.read_until("bestmove", Duration::from_secs(10));
+        let last = &lines[lines.len() - 2];
+        assert_eq!(info_field(last, "cp"), expected, "{last}");
+    }
 }
 
 #[test]

@@ -140,6 +140,17 @@ impl Searcher {
         crate::eval::evaluate(pos, &mut self.pawn_cache)
     }
 
+    /// What a drawn game is worth to the side to move at `ply`: `DRAW` less the contempt at
+    /// even plies (the root's side to move, null moves included), more at odd ones.
+    #[inline]
+    pub(super) fn draw_value(&self, ply: usize) -> i32 {
+        if ply % 2 == 0 {
+            DRAW - self.limits.contempt
+        } else {
+            DRAW + self.limits.contempt
+        }
+    }
+
     /// Draw by the fifty-move rule (unless it is checkmate), repetition or bare material.
     #[inline]
     pub(super) fn is_draw(board: &Board, ply: usize) -> bool {
@@ -185,7 +196,7 @@ impl Searcher {
         // return a move).
         if !root {
             if Self::is_draw(board, ply) {
-                return DRAW;
+                return self.draw_value(ply);
             }
             if ply >= MAX_PLY - 1 {
                 return if in_check { DRAW } else { self.evaluate(&pos) };
@@ -565,7 +576,7 @@ impl Searcher {
             } else if in_check {
                 mated_in(ply)
             } else {
-                DRAW
+                self.draw_value(ply)
             };
         }
 

@@ -49,6 +49,9 @@ pub struct Limits {
     /// Restrict the root to these moves (empty: all).
     pub search_moves: Vec<Move>,
     pub multipv: usize,
+    /// Centipawns a draw is worth less than equality to the side to move at the root (and more
+    /// to its opponent): positive values make the engine avoid draws, negative seek them.
+    pub contempt: i32,
 }
 
 impl Default for Limits {
@@ -63,6 +66,7 @@ impl Default for Limits {
             clock: None,
             search_moves: Vec::new(),
             multipv: 1,
+            contempt: 0,
         }
     }
 }

@@ -27,7 +27,7 @@ impl Searcher {
         }
         let pos = *board.position();
         if Self::is_draw(board, ply) {
-            return DRAW;
+            return self.draw_value(ply);
         }
         let in_check = pos.in_check();
         if ply >= MAX_PLY - 1 {
