@@ -44,8 +44,9 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
     p.add_argument("--engine", action="append", nargs="+", required=True, metavar="KEY=VALUE",
                    help="an engine: name=X cmd=PATH [arg=A] [dir=D] [option.Name=Value ...]; "
                         "give it two or more times; the first engine is the one reported on")
-    p.add_argument("--each", nargs="+", default=[], metavar="KEY=VALUE",
-                   help="settings for every engine (an engine's own settings win)")
+    p.add_argument("--each", nargs="+", action="extend", default=[], metavar="KEY=VALUE",
+                   help="settings for every engine (an engine's own settings win); may be given "
+                        "more than once, e.g. after a wrapper script's own --each")
     p.add_argument("--gauntlet", action="store_true",
                    help="the first engine plays each of the others (default: exactly two)")
     limit = p.add_mutually_exclusive_group(required=True)

@@ -365,6 +365,18 @@ class TerminateTest(unittest.TestCase):
             self.assertEqual(row["games"], 2 * row["pairs"])
 
 
+class EachTest(unittest.TestCase):
+    def test_each_given_twice_adds_up_and_an_engines_own_setting_wins(self):
+        import match
+        args = match.parse_args([
+            "--engine", "name=a", "cmd=x", "--engine", "name=b", "cmd=y", "option.Hash=8",
+            "--each", "option.Hash=16", "--tc", "1+0.01", "--each", "option.Contempt=12",
+        ])
+        engines = match.build_config(args).engines
+        self.assertEqual(engines[0].options, {"Hash": "16", "Contempt": "12"})
+        self.assertEqual(engines[1].options, {"Hash": "8", "Contempt": "12"})
+
+
 class RunnerFailureTest(unittest.TestCase):
     """An error of the runner itself (not an engine bug) must not end with a clean exit."""
 
