@@ -12,6 +12,8 @@
 #   --blocks N      play N blocks (default: until --until)
 #   --until TIME    start no block after TIME (anything `date -d` reads, e.g. 22:30)
 #   --tc BASE+INC   clock (default 10+0.1)
+#   --lazuli-option NAME=VALUE   a UCI option for both Lazuli engines only (repeatable), e.g.
+#                   Contempt=12; the reference engine keeps its defaults
 #
 # Writes OUT_DIR/lazuli_bB.{pgn,json,log} and OUT_DIR/REF_bB.{pgn,json,log} (REF the reference
 # binary's file name), then prints each side's merged result and the paired gap.
@@ -25,6 +27,7 @@ start=1
 blocks=""
 until=""
 tc=10+0.1
+lazuli_each=()
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --block) block=${2:?--block needs a number}; shift 2 ;;
@@ -32,7 +35,8 @@ while [[ $# -gt 0 ]]; do
         --blocks) blocks=${2:?--blocks needs a number}; shift 2 ;;
         --until) until=${2:?--until needs a time}; shift 2 ;;
         --tc) tc=${2:?--tc needs BASE+INC}; shift 2 ;;
-        -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        --lazuli-option) lazuli_each+=(--each "option.${2:?--lazuli-option needs NAME=VALUE}"); shift 2 ;;
+        -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         -*) echo "smp_interleave: unknown option $1" >&2; exit 1 ;;
         *) break ;;
     esac
@@ -72,13 +76,15 @@ while [[ -z "$blocks" || $b -lt $blocks ]]; do
         if [[ "$side" == lazuli ]]; then
             mode=()
             binary=$lazuli
+            extra=("${lazuli_each[@]}")
         else
             mode=(--reference)
             binary=$reference
+            extra=()
         fi
         status=0
         PYTHON="$python" "$here/smp_match.sh" "${mode[@]}" --tc "$tc" --pairs "$block" "$binary" "$prefix" \
-            -- --openings-start "$first" >"$prefix.log" 2>&1 || status=$?
+            -- --openings-start "$first" "${extra[@]}" >"$prefix.log" 2>&1 || status=$?
         echo "block $b ($side, openings $first-$((first + block - 1))): exit $status, $(date +%T)"
         if [[ $status -ne 0 ]]; then
             echo "smp_interleave: the match stopped (see $prefix.log)" >&2

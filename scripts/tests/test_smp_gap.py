@@ -87,7 +87,8 @@ class InterleaveTest(unittest.TestCase):
             out = os.path.join(work, "out")
             run = subprocess.run(
                 [os.path.join(scripts, "smp_interleave.sh"), "--block", "1", "--blocks", "2", "--start", "7",
-                 "--tc", "2+0.05", os.path.join(work, "lazuli"), os.path.join(work, "other"), out],
+                 "--tc", "2+0.05", "--lazuli-option", "Hash=8",
+                 os.path.join(work, "lazuli"), os.path.join(work, "other"), out],
                 capture_output=True, text=True, env={**os.environ, "PYTHON": sys.executable}, timeout=120)
             self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
             order = [line.split(",")[0] for line in run.stdout.splitlines() if line.startswith("block ")]
@@ -95,6 +96,11 @@ class InterleaveTest(unittest.TestCase):
             self.assertIn("over the 2 openings both played", run.stdout)
             with open(os.path.join(out, "other_b1.pgn"), encoding="utf-8") as handle:
                 self.assertIn('[Opening "#8 of openings.epd"]', handle.read())
+            # The Lazuli option reaches both Lazuli engines (over smp_match.sh's Hash=16), not the other.
+            with open(os.path.join(out, "lazuli_b0.log"), encoding="utf-8") as handle:
+                self.assertEqual(handle.read().count("Hash=8"), 2)
+            with open(os.path.join(out, "other_b0.log"), encoding="utf-8") as handle:
+                self.assertNotIn("Hash=8", handle.read())
 
 
 if __name__ == "__main__":
