@@ -100,8 +100,9 @@ def report(scores: Dict[str, Dict[str, float]], subjects: Sequence[str]) -> List
     lines = []
     for subject in subjects:
         mine = scores[subject]
-        est = pentanomial_elo(pentanomial(mine.values()))
-        counts = " ".join(f"{k} {v}" for k, v in zip(PENTA_LABELS, pentanomial(mine.values())))
+        penta = pentanomial(mine.values())
+        est = pentanomial_elo(penta)
+        counts = " ".join(f"{k} {v}" for k, v in zip(PENTA_LABELS, penta))
         elo = f"Elo {format_elo(est)}, nElo {est.nelo:+.1f}" if est else "no pairs"
         lines.append(f"{subject}: {len(mine)} pairs ({counts}); {elo}")
     first = subjects[0]
