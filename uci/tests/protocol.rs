@@ -73,6 +73,20 @@ impl Engine {
         seen
     }
 
+    /// Send `quit` and check that the engine exits cleanly within `limit`.
+    fn quit_within(&mut self, limit: Duration) {
+        let start = Instant::now();
+        self.send("quit");
+        loop {
+            if let Some(status) = self.child.try_wait().expect("wait for the engine") {
+                assert!(status.success(), "exit status {status}");
+                return;
+            }
+            assert!(start.elapsed() < limit, "quit took longer than {limit:?}");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
     fn sync(&mut self) -> Vec<String> {
         self.send("isready");
         self.read_until("readyok", Duration::from_secs(10))
@@ -534,14 +548,56 @@ fn threads_and_hash_change_between_searches_and_quit_is_prompt() {
     engine.send("setoption name Threads value 64");
     engine.send("go infinite");
     std::thread::sleep(Duration::from_millis(300));
-    let start = Instant::now();
-    engine.send("quit");
-    loop {
-        if let Some(status) = engine.child.try_wait().expect("wait for the engine") {
-            assert!(status.success(), "exit status {status}");
-            break;
-        }
-        assert!(start.elapsed() < Duration::from_secs(5), "quit took too long");
-        std::thread::sleep(Duration::from_millis(5));
+    engine.quit_within(Duration::from_secs(5));
+}
+
+#[test]
+fn piped_go_commands_are_answered_in_turn() {
+    // A script writes several searches at once: each that ends by itself is let finish.
+    let mut engine = Engine::start();
+    engine.send("position startpos");
+    engine.send("go depth 7");
+    engine.send("position startpos moves e2e4");
+    engine.send("go depth 3");
+    let first = engine.read_until("bestmove", Duration::from_secs(30));
+    let second = engine.read_until("bestmove", Duration::from_secs(30));
+    for lines in [&first, &second] {
+        assert!(!lines.iter().any(|l| l.starts_with("info string")), "{lines:?}");
     }
+    assert!(first.iter().any(|l| l.starts_with("info depth 7 ")), "{first:?}");
+    assert!(second.iter().any(|l| l.starts_with("info depth 3 ")), "{second:?}");
+    // Black to move after 1. e4: the second search had the second position.
+    let reply = bestmove(&second);
+    assert!(reply.ends_with('5') || reply.ends_with('6'), "{reply}");
+}
+
+#[test]
+fn a_go_during_a_ponder_search_is_refused_until_ponderhit() {
+    let mut engine = Engine::start();
+    engine.send("position startpos moves e2e4 e7e5");
+    engine.send("go ponder wtime 2000 btime 2000");
+    engine.send("go depth 2");
+    let reply = engine.sync();
+    let strings: Vec<&String> = reply.iter().filter(|l| l.starts_with("info string")).collect();
+    assert_eq!(strings.len(), 1, "{reply:?}");
+    assert!(strings[0].contains("send stop first"), "{reply:?}");
+    // After ponderhit the search has a clock: a new go waits for its bestmove.
+    engine.send("ponderhit");
+    engine.send("go depth 2");
+    let first = engine.read_until("bestmove", Duration::from_secs(10));
+    let second = engine.read_until("bestmove", Duration::from_secs(10));
+    for lines in [&first, &second] {
+        assert!(!lines.iter().any(|l| l.starts_with("info string")), "{lines:?}");
+        assert_ne!(bestmove(lines), "0000");
+    }
+}
+
+#[test]
+fn quit_is_prompt_while_a_go_waits_for_the_search_before_it() {
+    let mut engine = Engine::start();
+    engine.send("position startpos");
+    engine.send("go depth 99999");
+    engine.send("go depth 1");
+    std::thread::sleep(Duration::from_millis(200));
+    engine.quit_within(Duration::from_secs(5));
 }
