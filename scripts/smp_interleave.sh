@@ -10,7 +10,8 @@
 #   --block N       pairs per block (default 5)
 #   --start K       first opening (default 1); block b uses openings K + b*N ...
 #   --blocks N      play N blocks (default: until --until)
-#   --until TIME    start no block after TIME (anything `date -d` reads, e.g. 22:30)
+#   --until TIME    start no block after TIME (anything `date -d` reads, e.g. 22:30, or
+#                   "2026-11-26 00:55" past midnight; a time already past is an error)
 #   --tc BASE+INC   clock (default 10+0.1)
 #   --lazuli-option NAME=VALUE   a UCI option for both Lazuli engines only (repeatable), e.g.
 #                   Contempt=12; the reference engine keeps its defaults
@@ -36,7 +37,7 @@ while [[ $# -gt 0 ]]; do
         --until) until=${2:?--until needs a time}; shift 2 ;;
         --tc) tc=${2:?--tc needs BASE+INC}; shift 2 ;;
         --lazuli-option) lazuli_each+=(--each "option.${2:?--lazuli-option needs NAME=VALUE}"); shift 2 ;;
-        -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         -*) echo "smp_interleave: unknown option $1" >&2; exit 1 ;;
         *) break ;;
     esac
@@ -61,6 +62,11 @@ fi
 deadline=""
 if [[ -n "$until" ]]; then
     deadline=$(date -d "$until" +%s) || { echo "smp_interleave: cannot read --until '$until'" >&2; exit 1; }
+    if [[ $deadline -le $(date +%s) ]]; then
+        # A bare clock time means today: after midnight's deadline write the date too.
+        echo "smp_interleave: --until '$until' is already past ($(date -d "@$deadline" '+%F %T'))" >&2
+        exit 1
+    fi
 fi
 mkdir -p "$out"
 ref_name=$(basename "$reference")

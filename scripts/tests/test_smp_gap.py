@@ -102,6 +102,17 @@ class InterleaveTest(unittest.TestCase):
             with open(os.path.join(out, "other_b0.log"), encoding="utf-8") as handle:
                 self.assertNotIn("Hash=8", handle.read())
 
+    def test_a_deadline_already_past_is_an_error_not_an_empty_run(self):
+        scripts = os.path.dirname(HERE)
+        with tempfile.TemporaryDirectory() as work:
+            out = os.path.join(work, "out")
+            run = subprocess.run(
+                [os.path.join(scripts, "smp_interleave.sh"), "--until", "1 hour ago", "lazuli", "other", out],
+                capture_output=True, text=True, timeout=30)
+            self.assertEqual(run.returncode, 1, run.stdout + run.stderr)
+            self.assertIn("is already past", run.stderr)
+            self.assertFalse(os.path.exists(out))
+
 
 if __name__ == "__main__":
     unittest.main()
