@@ -1,13 +1,13 @@
 //! The main search: fail-soft negamax with principal variation search.
 
+use super::node::{tb_score, tt_cuts, tt_refines_eval};
 use super::params::*;
 use super::picker::MovePicker;
-use super::score::{mate_in, mated_in, DRAW, INFINITY, MATE_BOUND, MAX_PLY, TB_WIN};
+use super::score::{mate_in, mated_in, DRAW, INFINITY, MATE_BOUND, MAX_PLY};
 use super::{Searcher, SharedState, EVAL_NONE};
-use crate::board::{Board, Move, PieceType, Position};
-use crate::movegen::{count_legal_moves, MoveList};
-use crate::tb::Wdl;
-use crate::tt::{TtEntry, BOUND_EXACT, BOUND_LOWER, BOUND_NONE, BOUND_UPPER};
+use crate::board::{Board, Move, PieceType};
+use crate::movegen::MoveList;
+use crate::tt::{BOUND_EXACT, BOUND_LOWER, BOUND_NONE, BOUND_UPPER};
 use std::sync::atomic::Ordering;
 
 /// Root moves are announced (`currmove`) only once the search has run this long.
@@ -47,127 +47,10 @@ fn futility_margin(lmr_depth: i32) -> i32 {
     FUTILITY_BASE() + FUTILITY_PER_DEPTH() * lmr_depth
 }
 
-/// Score and bound of a tablebase result found at `ply`. Wins and losses are bounds (the search
-/// may still find a mate); draws are exact.
-fn tb_score(wdl: Wdl, rule50: bool, ply: usize) -> (i32, u8) {
-    match wdl {
-        Wdl::Win => (TB_WIN - ply as i32, BOUND_LOWER),
-        Wdl::Loss => (-TB_WIN + ply as i32, BOUND_UPPER),
-        Wdl::CursedWin if !rule50 => (TB_WIN - ply as i32, BOUND_LOWER),
-        Wdl::BlessedLoss if !rule50 => (-TB_WIN + ply as i32, BOUND_UPPER),
-        // Won or lost in principle, drawn by the 50-move rule: nudge towards the better side.
-        Wdl::CursedWin => (DRAW + 1, BOUND_EXACT),
-        Wdl::BlessedLoss => (DRAW - 1, BOUND_EXACT),
-        Wdl::Draw => (DRAW, BOUND_EXACT),
-    }
-}
-
-/// Whether a table entry's bound makes its score usable against `alpha`/`beta`.
-#[inline]
-fn tt_cuts(entry: &TtEntry, alpha: i32, beta: i32) -> bool {
-    match entry.bound {
-        BOUND_EXACT => true,
-        BOUND_LOWER => entry.score >= beta,
-        BOUND_UPPER => entry.score <= alpha,
-        _ => false,
-    }
-}
-
-/// Whether the node's static evaluation can be sharpened by the table's score.
-#[inline]
-fn tt_refines_eval(entry: &TtEntry, eval: i32) -> bool {
-    entry.score.abs() < MATE_BOUND
-        && match entry.bound {
-            BOUND_EXACT => true,
-            BOUND_LOWER => entry.score > eval,
-            BOUND_UPPER => entry.score < eval,
-            _ => false,
-        }
-}
-
 impl Searcher {
     #[inline]
     pub(super) fn reduction(&self, quiet: bool, depth: i32, move_count: i32) -> i32 {
         self.reductions[!quiet as usize][depth.clamp(0, 63) as usize][move_count.clamp(0, 63) as usize]
-    }
-
-    /// Count a node, and decide whether to stop: the flag, and for the main thread the clock and
-    /// node limits. The main thread always completes depth 1, so there is always a move to play;
-    /// a helper stops at once (it starts after the main thread's first iteration, and the vote
-    /// ignores its result until it completes one of its own).
-    #[inline]
-    pub(super) fn enter_node(&mut self, ctx: &SharedState<'_>, ply: usize) -> bool {
-        self.nodes += 1;
-        self.seldepth = self.seldepth.max(ply);
-        if self.nodes & 1023 == 0 {
-            ctx.nodes.store(self.nodes, Ordering::Relaxed);
-            if self.is_main {
-                self.check_limits(ctx);
-            }
-        }
-        if self.is_main {
-            if let Some(limit) = self.limits.nodes {
-                if (ctx.total_nodes)() - ctx.nodes.load(Ordering::Relaxed) + self.nodes >= limit {
-                    ctx.control.stop.store(true, Ordering::Relaxed);
-                }
-            }
-        }
-        if (self.root_depth > 1 || !self.is_main) && ctx.control.stopped() {
-            self.stopped = true;
-        }
-        self.stopped
-    }
-
-    fn check_limits(&mut self, ctx: &SharedState<'_>) {
-        if let Some(hard) = self.limits.hard_time {
-            if self.time_used(ctx).is_some_and(|used| used >= hard) {
-                ctx.control.stop.store(true, Ordering::Relaxed);
-            }
-        }
-    }
-
-    /// Time that counts against the limits, or `None` while pondering.
-    pub(super) fn time_used(&self, ctx: &SharedState<'_>) -> Option<std::time::Duration> {
-        if ctx.control.pondering.load(Ordering::Relaxed) {
-            return None;
-        }
-        let origin = std::time::Duration::from_millis(ctx.control.time_origin_ms.load(Ordering::Relaxed));
-        Some(self.limits.start.elapsed().saturating_sub(origin))
-    }
-
-    #[inline]
-    pub(super) fn evaluate(&mut self, pos: &Position) -> i32 {
-        crate::eval::evaluate(pos, &mut self.pawn_cache)
-    }
-
-    /// What a drawn game is worth to the side to move at `ply`: `DRAW` less the contempt at
-    /// even plies (the root's side to move, null moves included), more at odd ones.
-    #[inline]
-    pub(super) fn draw_value(&self, ply: usize) -> i32 {
-        if ply % 2 == 0 {
-            DRAW - self.limits.contempt
-        } else {
-            DRAW + self.limits.contempt
-        }
-    }
-
-    /// Draw by the fifty-move rule (unless it is checkmate), repetition or bare material.
-    #[inline]
-    pub(super) fn is_draw(board: &Board, ply: usize) -> bool {
-        let pos = board.position();
-        if pos.halfmove_clock() >= 100 && !(pos.in_check() && count_legal_moves(pos) == 0) {
-            return true;
-        }
-        board.is_repetition(ply) || pos.is_insufficient_material()
-    }
-
-    pub(super) fn update_pv(&mut self, ply: usize, mv: Move) {
-        let child_len = if ply < MAX_PLY { self.pv_len[ply + 1] } else { 0 };
-        self.pv[ply][0] = mv;
-        for i in 0..child_len.min(MAX_PLY - 1) {
-            self.pv[ply][i + 1] = self.pv[ply + 1][i];
-        }
-        self.pv_len[ply] = child_len.min(MAX_PLY - 1) + 1;
     }
 
     #[allow(clippy::too_many_arguments)]

@@ -2,7 +2,8 @@
 //! transposition table and stop flag. It never spawns threads; the `smp` crate runs N of them.
 //!
 //! Files by phase: `driver` (iterative deepening, aspiration windows, MultiPV, limits),
-//! `alphabeta` (the main PVS search with its pruning, reductions and extensions), `qsearch`,
+//! `alphabeta` (the main PVS search with its pruning, reductions and extensions), `node` (what
+//! every node needs: counting, stopping, draws, the PV, reading table entries), `qsearch`,
 //! `picker` (staged move ordering), `history` (ordering statistics), `params` (every constant).
 
 mod alphabeta;
@@ -11,6 +12,7 @@ mod driver;
 mod helpers;
 pub mod history;
 mod learning;
+mod node;
 pub mod params;
 pub mod picker;
 mod probcut;
