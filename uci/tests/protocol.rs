@@ -73,6 +73,17 @@ impl Engine {
         seen
     }
 
+    /// The output of the next two searches, each up to its `bestmove`, which must be a move,
+    /// with no `info string` in either.
+    fn two_quiet_answers(&mut self, timeout: Duration) -> [Vec<String>; 2] {
+        let answers = [self.read_until("bestmove", timeout), self.read_until("bestmove", timeout)];
+        for lines in &answers {
+            assert!(!lines.iter().any(|l| l.starts_with("info string")), "{lines:?}");
+            assert_ne!(bestmove(lines), "0000");
+        }
+        answers
+    }
+
     /// Send `quit` and check that the engine exits cleanly within `limit`.
     fn quit_within(&mut self, limit: Duration) {
         let start = Instant::now();
@@ -523,12 +534,7 @@ fn go_right_after_stop_waits_for_the_old_search() {
         // No wait for the first bestmove: the second search must still start.
         engine.send("stop");
         engine.send("go depth 2");
-        let first = engine.read_until("bestmove", Duration::from_secs(5));
-        let second = engine.read_until("bestmove", Duration::from_secs(5));
-        for lines in [&first, &second] {
-            assert!(!lines.iter().any(|l| l.starts_with("info string")), "{lines:?}");
-            assert_ne!(bestmove(lines), "0000");
-        }
+        engine.two_quiet_answers(Duration::from_secs(5));
     }
 }
 
@@ -559,11 +565,7 @@ fn piped_go_commands_are_answered_in_turn() {
     engine.send("go depth 7");
     engine.send("position startpos moves e2e4");
     engine.send("go depth 3");
-    let first = engine.read_until("bestmove", Duration::from_secs(30));
-    let second = engine.read_until("bestmove", Duration::from_secs(30));
-    for lines in [&first, &second] {
-        assert!(!lines.iter().any(|l| l.starts_with("info string")), "{lines:?}");
-    }
+    let [first, second] = engine.two_quiet_answers(Duration::from_secs(30));
     assert!(first.iter().any(|l| l.starts_with("info depth 7 ")), "{first:?}");
     assert!(second.iter().any(|l| l.starts_with("info depth 3 ")), "{second:?}");
     // Black to move after 1. e4: the second search had the second position.
@@ -584,12 +586,7 @@ fn a_go_during_a_ponder_search_is_refused_until_ponderhit() {
     // After ponderhit the search has a clock: a new go waits for its bestmove.
     engine.send("ponderhit");
     engine.send("go depth 2");
-    let first = engine.read_until("bestmove", Duration::from_secs(10));
-    let second = engine.read_until("bestmove", Duration::from_secs(10));
-    for lines in [&first, &second] {
-        assert!(!lines.iter().any(|l| l.starts_with("info string")), "{lines:?}");
-        assert_ne!(bestmove(lines), "0000");
-    }
+    engine.two_quiet_answers(Duration::from_secs(10));
 }
 
 #[test]
