@@ -31,8 +31,7 @@ pub fn run_stdio() {
     let (lines, inbox) = unbounded::<(Input, Instant)>();
     let mut session = Session::new(Output::stdout());
     // `stop` acts the moment it is read: with many search threads on few cores, waiting for
-    // the session thread to be scheduled would add to the latency. `quit` stops the search
-    // too, in case the session is letting a search finish before a queued `go`.
+    // the session thread to be scheduled would add to the latency.
     let stopper = session.stop_handle();
     std::thread::Builder::new()
         .name("lazuli-stdin".into())
@@ -42,7 +41,7 @@ pub fn run_stdio() {
             tracing::info!("input thread granted a short time slice: {short_slice}");
             read_lines(std::io::stdin().lock(), MAX_LINE, |input| {
                 let received = Instant::now();
-                if matches!(&input, Input::Line(line) if matches!(line.trim(), "stop" | "quit")) {
+                if matches!(&input, Input::Line(line) if line.trim() == "stop") {
                     stopper.stop();
                 }
                 lines.send((input, received)).is_ok()

@@ -52,8 +52,6 @@ pub struct Session {
     searching: Arc<AtomicBool>,
     /// The current search is a ponder search that has not had its `ponderhit` or `stop`.
     pondering: bool,
-    /// The current search is `go infinite`: it never ends without `stop`.
-    infinite: bool,
     /// `stop` was sent for the current search (a `go` may then follow before its `bestmove`).
     stopping: bool,
     /// Text the current command ignored: told in its first `info string`, or alone before its
@@ -89,7 +87,6 @@ impl Session {
             search_start: Instant::now(),
             searching: Arc::new(AtomicBool::new(false)),
             pondering: false,
-            infinite: false,
             stopping: false,
             note: None,
         }
@@ -378,13 +375,11 @@ impl Session {
 
     fn go(&mut self, params: GoParams, received: Instant) {
         if self.is_searching() {
-            // A search that ends by itself (depth, nodes, time) is let finish and answered
-            // first, as scripts that pipe several `go` commands expect; one that waits for
-            // `stop` (infinite, ponder) would make the new `go` wait forever.
-            if (self.infinite || self.pondering) && !self.stopping {
-                self.info("already searching without a limit; send stop first");
+            if !self.stopping {
+                self.info("already searching; send stop first");
                 return;
             }
+            // Stopped but not yet answered: the `bestmove` comes within milliseconds.
             self.pool.wait();
         }
         if let Some(depth) = params.perft {
@@ -439,7 +434,6 @@ impl Session {
         });
         self.search_start = received;
         self.pondering = params.ponder;
-        self.infinite = params.infinite;
         self.stopping = false;
         self.searching.store(true, Ordering::SeqCst);
         self.pool.go(self.board.clone(), limits, params.ponder, params.infinite, reporter, on_done);
