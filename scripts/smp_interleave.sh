@@ -63,7 +63,7 @@ deadline=""
 if [[ -n "$until" ]]; then
     deadline=$(date -d "$until" +%s) || { echo "smp_interleave: cannot read --until '$until'" >&2; exit 1; }
     if [[ $deadline -le $(date +%s) ]]; then
-        # A bare clock time means today: after midnight's deadline write the date too.
+        # A bare clock time means today: a deadline past midnight needs its date.
         echo "smp_interleave: --until '$until' is already past ($(date -d "@$deadline" '+%F %T'))" >&2
         exit 1
     fi

@@ -73,31 +73,6 @@ impl Engine {
         seen
     }
 
-    /// The output of the next two searches, each up to its `bestmove`, which must be a move,
-    /// with no `info string` in either.
-    fn two_quiet_answers(&mut self, timeout: Duration) -> [Vec<String>; 2] {
-        let answers = [self.read_until("bestmove", timeout), self.read_until("bestmove", timeout)];
-        for lines in &answers {
-            assert!(!lines.iter().any(|l| l.starts_with("info string")), "{lines:?}");
-            assert_ne!(bestmove(lines), "0000");
-        }
-        answers
-    }
-
-    /// Send `quit` and check that the engine exits cleanly within `limit`.
-    fn quit_within(&mut self, limit: Duration) {
-        let start = Instant::now();
-        self.send("quit");
-        loop {
-            if let Some(status) = self.child.try_wait().expect("wait for the engine") {
-                assert!(status.success(), "exit status {status}");
-                return;
-            }
-            assert!(start.elapsed() < limit, "quit took longer than {limit:?}");
-            std::thread::sleep(Duration::from_millis(5));
-        }
-    }
-
     fn sync(&mut self) -> Vec<String> {
         self.send("isready");
         self.read_until("readyok", Duration::from_secs(10))
@@ -534,7 +509,12 @@ fn go_right_after_stop_waits_for_the_old_search() {
         // No wait for the first bestmove: the second search must still start.
         engine.send("stop");
         engine.send("go depth 2");
-        engine.two_quiet_answers(Duration::from_secs(5));
+        let first = engine.read_until("bestmove", Duration::from_secs(5));
+        let second = engine.read_until("bestmove", Duration::from_secs(5));
+        for lines in [&first, &second] {
+            assert!(!lines.iter().any(|l| l.starts_with("info string")), "{lines:?}");
+            assert_ne!(bestmove(lines), "0000");
+        }
     }
 }
 
@@ -554,5 +534,14 @@ fn threads_and_hash_change_between_searches_and_quit_is_prompt() {
     engine.send("setoption name Threads value 64");
     engine.send("go infinite");
     std::thread::sleep(Duration::from_millis(300));
-    engine.quit_within(Duration::from_secs(5));
+    let start = Instant::now();
+    engine.send("quit");
+    loop {
+        if let Some(status) = engine.child.try_wait().expect("wait for the engine") {
+            assert!(status.success(), "exit status {status}");
+            break;
+        }
+        assert!(start.elapsed() < Duration::from_secs(5), "quit took too long");
+        std::thread::sleep(Duration::from_millis(5));
+    }
 }
