@@ -11,7 +11,7 @@ use crate::worker::{helper_limits, worker_loop, Job, MainJob, SearchJob, Worker}
 use arc_swap::ArcSwapOption;
 use crossbeam_utils::CachePadded;
 use engine::board::Board;
-use engine::search::{CorrectionHistory, HelperPolicy, Limits, Reporter, SearchControl, SearchResult};
+use engine::search::{HelperPolicy, Limits, Reporter, SearchControl, SearchResult, SharedHistories};
 use engine::tb::Tablebases;
 use engine::tt::TranspositionTable;
 use parking_lot::{Condvar, Mutex};
@@ -114,8 +114,8 @@ pub struct Pool {
     /// The state stop handles act on (replaced with `shared` when the thread count changes).
     current: Arc<Mutex<Arc<Shared>>>,
     tt: Arc<TranspositionTable>,
-    /// The correction history every worker reads and teaches (kept when `Threads` changes).
-    correction: Arc<CorrectionHistory>,
+    /// The histories every worker reads and teaches (kept when `Threads` changes).
+    learned: SharedHistories,
     policy: HelperPolicy,
     vote_mode: VoteMode,
     tb: Option<TbSettings>,
@@ -132,7 +132,7 @@ impl Pool {
             shared: Arc::clone(&shared),
             current: Arc::new(Mutex::new(shared)),
             tt,
-            correction: Arc::new(CorrectionHistory::new()),
+            learned: SharedHistories::new(),
             policy: HelperPolicy::default(),
             vote_mode: VoteMode::default(),
             tb: None,
@@ -166,11 +166,11 @@ impl Pool {
             let (jobs, inbox) = crate::mailbox::channel();
             let shared = Arc::clone(&self.shared);
             let policy = self.policy;
-            let correction = Arc::clone(&self.correction);
+            let learned = self.learned.clone();
             let handle = std::thread::Builder::new()
                 .name(format!("lazuli-worker-{index}"))
                 .stack_size(16 << 20)
-                .spawn(move || worker_loop(index, policy, correction, inbox, shared))
+                .spawn(move || worker_loop(index, policy, learned, inbox, shared))
                 .ok();
             self.workers.push(Worker { jobs, handle });
         }
@@ -260,11 +260,11 @@ impl Pool {
         }
     }
 
-    /// New game: clear the table, the correction history and every thread's histories.
+    /// New game: clear the table, the shared histories and every thread's own.
     pub fn clear(&mut self) {
         self.wait();
         self.tt.clear(self.workers.len());
-        self.correction.clear();
+        self.learned.clear();
         self.shared.busy.add(self.workers.len());
         for worker in &self.workers {
             if worker.jobs.send(Job::Clear).is_err() {
@@ -450,21 +450,23 @@ mod tests {
     }
 
     #[test]
-    fn the_threads_teach_one_correction_history_kept_until_a_new_game() {
+    fn the_threads_teach_one_set_of_shared_histories_kept_until_a_new_game() {
         let fen = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP2BPPP/R2QKB1R w KQ - 0 8";
         let mut pool = Pool::new(2, 4);
-        assert_eq!(pool.correction.learned(), 0);
+        let learned = |pool: &Pool| (pool.learned.correction.learned(), pool.learned.continuation.learned());
+        assert_eq!(learned(&pool), (0, 0));
         search_to_depth(&mut pool, fen, 9);
-        let learned = pool.correction.learned();
-        assert!(learned > 0, "the pool's table learned nothing: the workers use tables of their own");
+        let first = learned(&pool);
+        assert!(first.0 > 0 && first.1 > 0, "the pool's tables learned {first:?}: the workers use their own");
         // Changing the thread count keeps what was learned, and the new workers go on teaching it.
         pool.set_threads(3);
-        assert_eq!(pool.correction.learned(), learned);
+        assert_eq!(learned(&pool), first);
         search_to_depth(&mut pool, "4rrk1/1pp2ppp/p1n5/3q4/3P4/P1P2N2/5PPP/R2QR1K1 b - - 0 18", 9);
-        assert!(pool.correction.learned() > learned);
+        let second = learned(&pool);
+        assert!(second.0 > first.0 && second.1 > first.1, "{second:?} after {first:?}");
         // A new game forgets it.
         pool.clear();
-        assert_eq!(pool.correction.learned(), 0);
+        assert_eq!(learned(&pool), (0, 0));
     }
 
     #[test]

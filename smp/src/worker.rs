@@ -8,7 +8,7 @@ use crate::mailbox::{Receiver, Sender};
 use crate::pool::{Shared, TbSettings};
 use engine::board::Board;
 use engine::search::{
-    CorrectionHistory, HelperPolicy, Limits, Reporter, SearchResult, Searcher, SharedState, SilentReporter,
+    HelperPolicy, Limits, Reporter, SearchResult, Searcher, SharedHistories, SharedState, SilentReporter,
     TbContext,
 };
 use engine::tt::TranspositionTable;
@@ -72,17 +72,17 @@ pub(crate) fn helper_limits(limits: &Limits) -> Limits {
 pub(crate) fn worker_loop(
     index: usize,
     policy: HelperPolicy,
-    correction: Arc<CorrectionHistory>,
+    learned: SharedHistories,
     inbox: Receiver<Job>,
     shared: Arc<Shared>,
 ) {
     let mut searcher = Searcher::for_thread(index, policy);
-    searcher.share_correction(correction);
+    searcher.share_histories(&learned);
     while let Some(job) = inbox.recv() {
         match job {
             Job::Exit => break,
             Job::Clear => {
-                // The shared correction history is cleared once, by the pool.
+                // The shared histories are cleared once, by the pool.
                 searcher.clear_own();
                 shared.busy.done();
             }

@@ -3,10 +3,9 @@
 use engine::board::{Board, Move, Position};
 use engine::movegen::legal_moves;
 use engine::search::score::{mate_in, mated_in, MATE, MATE_BOUND};
-use engine::search::{CorrectionHistory, Limits, SearchResult, Searcher};
+use engine::search::{Limits, SearchResult, Searcher, SharedHistories};
 use engine::tt::TranspositionTable;
 use lazuli_tests::read_epd;
-use std::sync::Arc;
 
 fn search_board(
     searcher: &mut Searcher,
@@ -231,25 +230,27 @@ fn a_raised_stop_flag_ends_helpers_at_once_but_not_the_main_threads_first_iterat
 }
 
 #[test]
-fn searchers_given_one_correction_history_learn_into_it_and_clear_it_only_when_asked() {
-    let table = Arc::new(CorrectionHistory::new());
+fn searchers_given_shared_histories_learn_into_them_and_clear_them_only_when_asked() {
+    let shared = SharedHistories::new();
+    let learned = || (shared.correction.learned(), shared.continuation.learned());
     let tt = TranspositionTable::new(4);
     let board = Board::new(
         Position::from_fen("r2q1rk1/pp1bbppp/2n1pn2/3p4/3P4/2NBPN2/PP3PPP/R1BQ1RK1 w - - 4 10").unwrap(),
     );
     let mut first = Searcher::new(true);
     let mut second = Searcher::new(true);
-    first.share_correction(Arc::clone(&table));
-    second.share_correction(Arc::clone(&table));
+    first.share_histories(&shared);
+    second.share_histories(&shared);
     first.search_alone(&board, &Limits::depth(8), &tt, None);
-    let learned = table.learned();
-    assert!(learned > 0, "a search taught the shared table nothing");
+    let after_first = learned();
+    assert!(after_first.0 > 0 && after_first.1 > 0, "a search taught the shared tables {after_first:?}");
     tt.clear(1);
     second.search_alone(&board, &Limits::depth(8), &tt, None);
-    assert!(table.learned() >= learned);
-    // A thread's own histories go without the table; `clear` takes the table too.
+    let after_second = learned();
+    assert!(after_second.0 >= after_first.0 && after_second.1 > after_first.1, "{after_second:?}");
+    // A thread's own histories go without the shared tables; `clear` takes them too.
     first.clear_own();
-    assert!(table.learned() >= learned);
+    assert_eq!(learned(), after_second);
     second.clear();
-    assert_eq!(table.learned(), 0);
+    assert_eq!(learned(), (0, 0));
 }

@@ -1,9 +1,17 @@
 //! Move-ordering statistics learned during search: butterfly (from-to) history, capture history,
 //! continuation history (indexed by the previous move's piece and destination) and counter moves.
 //! All use the "gravity" update, which keeps values within `±HISTORY_MAX`.
+//!
+//! The continuation history is shared by the threads of a pool (`ContinuationHistory`), as in
+//! Stockfish since 2026: it has 768 × 768 entries, which one thread at a short time control
+//! never fills, so two threads teaching one table fill it twice as fast and each thread orders
+//! its moves by what the other found. The rest stays per thread: it fills within one search, and
+//! the threads' different orderings are part of what makes their searches differ.
 
 use super::params::{HISTORY_BONUS_MAX, HISTORY_BONUS_OFFSET, HISTORY_BONUS_SCALE, HISTORY_MAX};
 use crate::board::{Color, Move, Piece, PieceType};
+use std::sync::atomic::{AtomicI16, Ordering};
+use std::sync::Arc;
 
 /// Bonus for a move that caused a cutoff at `depth` (and malus for those tried before it).
 #[inline]
@@ -18,13 +26,59 @@ fn apply(entry: &mut i16, bonus: i32) {
     *entry = (value + bonus - value * bonus.abs() / HISTORY_MAX) as i16;
 }
 
-/// One continuation-history table: for a previous (piece, to), a score per (piece, to).
-pub type PieceToTable = [[i16; 64]; 12];
+/// Piece-to pairs: 12 pieces times 64 destination squares.
+const PIECE_TO: usize = 12 * 64;
+
+/// Continuation history: for a previous move's (piece, to), a score per (piece, to) of the next
+/// move. Entries are `AtomicI16`s read and written with relaxed loads and stores, so threads can
+/// share one table; two threads updating one entry at once may lose one update, which only
+/// means one observation fewer. With one thread it behaves exactly as a private table.
+pub struct ContinuationHistory(Box<[AtomicI16]>);
+
+impl Default for ContinuationHistory {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl ContinuationHistory {
+    pub fn new() -> ContinuationHistory {
+        ContinuationHistory((0..PIECE_TO * PIECE_TO).map(|_| AtomicI16::new(0)).collect())
+    }
+
+    pub fn clear(&self) {
+        self.0.iter().for_each(|entry| entry.store(0, Ordering::Relaxed));
+    }
+
+    /// How many entries hold something.
+    pub fn learned(&self) -> usize {
+        self.0.iter().filter(|entry| entry.load(Ordering::Relaxed) != 0).count()
+    }
+
+    #[inline]
+    fn entry(&self, key: ContKey, piece: Piece, mv: Move) -> &AtomicI16 {
+        &self.0[key.index() * PIECE_TO + piece.index() * 64 + mv.to().index()]
+    }
+
+    #[inline]
+    fn get(&self, key: ContKey, piece: Piece, mv: Move) -> i32 {
+        self.entry(key, piece, mv).load(Ordering::Relaxed) as i32
+    }
+
+    #[inline]
+    fn update(&self, key: ContKey, piece: Piece, mv: Move, bonus: i32) {
+        let entry = self.entry(key, piece, mv);
+        let mut value = entry.load(Ordering::Relaxed);
+        apply(&mut value, bonus);
+        entry.store(value, Ordering::Relaxed);
+    }
+}
 
 pub struct Histories {
     butterfly: [[i16; 64 * 64]; 2],
     capture: [[[i16; 6]; 64]; 12],
-    continuation: Vec<PieceToTable>,
+    /// Shared with the other threads of a pool (`Searcher::share_histories`).
+    continuation: Arc<ContinuationHistory>,
     counter_moves: [[Move; 64]; 12],
 }
 
@@ -47,18 +101,27 @@ impl Histories {
         Box::new(Histories {
             butterfly: [[0; 64 * 64]; 2],
             capture: [[[0; 6]; 64]; 12],
-            continuation: vec![[[0; 64]; 12]; 12 * 64],
+            continuation: Arc::new(ContinuationHistory::new()),
             counter_moves: [[Move::NULL; 64]; 12],
         })
     }
 
-    pub fn clear(&mut self) {
+    /// Forget this thread's own tables; the continuation history, which may be shared, stays
+    /// (`continuation_table().clear()` forgets it).
+    pub fn clear_own(&mut self) {
         self.butterfly = [[0; 64 * 64]; 2];
         self.capture = [[[0; 6]; 64]; 12];
-        for table in &mut self.continuation {
-            *table = [[0; 64]; 12];
-        }
         self.counter_moves = [[Move::NULL; 64]; 12];
+    }
+
+    /// The continuation history these histories read and teach.
+    pub fn continuation_table(&self) -> &Arc<ContinuationHistory> {
+        &self.continuation
+    }
+
+    /// Read and teach `table` as the continuation history from now on.
+    pub fn share_continuation(&mut self, table: Arc<ContinuationHistory>) {
+        self.continuation = table;
     }
 
     #[inline]
@@ -89,15 +152,15 @@ impl Histories {
     #[inline]
     pub fn continuation(&self, key: Option<ContKey>, piece: Piece, mv: Move) -> i32 {
         match key {
-            Some(k) => self.continuation[k.index()][piece.index()][mv.to().index()] as i32,
+            Some(k) => self.continuation.get(k, piece, mv),
             None => 0,
         }
     }
 
     #[inline]
-    pub fn update_continuation(&mut self, key: Option<ContKey>, piece: Piece, mv: Move, bonus: i32) {
+    pub fn update_continuation(&self, key: Option<ContKey>, piece: Piece, mv: Move, bonus: i32) {
         if let Some(k) = key {
-            apply(&mut self.continuation[k.index()][piece.index()][mv.to().index()], bonus);
+            self.continuation.update(k, piece, mv, bonus);
         }
     }
 

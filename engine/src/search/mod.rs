@@ -23,7 +23,7 @@ use crate::board::{Move, Piece};
 use crate::eval::PawnCache;
 use crate::tb::Tablebases;
 use crate::tt::TranspositionTable;
-use history::{ContKey, Histories};
+use history::{ContKey, ContinuationHistory, Histories};
 use score::MAX_PLY;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -32,6 +32,26 @@ use std::time::{Duration, Instant};
 pub use correction::CorrectionHistory;
 pub use driver::SearchResult;
 pub use helpers::HelperPolicy;
+
+/// What the threads of a pool learn together: the correction history and the continuation
+/// history. A clone shares the same tables.
+#[derive(Clone, Default)]
+pub struct SharedHistories {
+    pub correction: Arc<CorrectionHistory>,
+    pub continuation: Arc<ContinuationHistory>,
+}
+
+impl SharedHistories {
+    pub fn new() -> SharedHistories {
+        SharedHistories::default()
+    }
+
+    /// Forget what the tables learned (a new game).
+    pub fn clear(&self) {
+        self.correction.clear();
+        self.continuation.clear();
+    }
+}
 
 /// What ends a search. Time limits are measured from `start`.
 #[derive(Clone, Debug)]
@@ -208,7 +228,7 @@ pub(crate) struct RootMove {
 
 pub struct Searcher {
     hist: Box<Histories>,
-    /// Shared by the threads of a pool (`share_correction`); a searcher of its own otherwise.
+    /// Shared by the threads of a pool (`share_histories`); a searcher's own otherwise.
     correction: Arc<CorrectionHistory>,
     pawn_cache: PawnCache,
     stack: Vec<StackEntry>,
@@ -274,21 +294,30 @@ impl Searcher {
         }
     }
 
-    /// Use `table` as the correction history, shared with the other searchers given it.
-    pub fn share_correction(&mut self, table: Arc<CorrectionHistory>) {
-        self.correction = table;
+    /// Read and teach `shared`'s tables from now on, with the other searchers given them.
+    pub fn share_histories(&mut self, shared: &SharedHistories) {
+        self.correction = Arc::clone(&shared.correction);
+        self.hist.share_continuation(Arc::clone(&shared.continuation));
     }
 
-    /// Forget everything learned (new game), the correction history included.
+    /// The tables this searcher may share with others (its own, unless it was given some).
+    pub fn shared_histories(&self) -> SharedHistories {
+        SharedHistories {
+            correction: Arc::clone(&self.correction),
+            continuation: Arc::clone(self.hist.continuation_table()),
+        }
+    }
+
+    /// Forget everything learned (new game), the shareable tables included.
     pub fn clear(&mut self) {
         self.clear_own();
-        self.correction.clear();
+        self.shared_histories().clear();
     }
 
-    /// Forget what this thread alone learned: its histories and caches, not the correction
-    /// history it may share (whose owner clears it once, not once per thread).
+    /// Forget what this thread alone learned: its histories and caches, not the tables it may
+    /// share (whose owner clears them once, not once per thread).
     pub fn clear_own(&mut self) {
-        self.hist.clear();
+        self.hist.clear_own();
         self.pawn_cache.clear();
     }
 
