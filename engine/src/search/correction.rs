@@ -11,7 +11,7 @@
 //! the position's correction is the pawn entry plus the mean of the two piece entries. Learning
 //! the remainder keeps the sum from counting one error twice.
 //!
-//! One set of tables serves every thread of a pool (`Searcher::share_correction`), as in
+//! One set of tables serves every thread of a pool (`Searcher::share_histories`), as in
 //! Stockfish since 2025: what one thread learns corrects the others' evaluations at once, so a
 //! helper's search sharpens the main thread's pruning and not only its table entries. Entries
 //! are `AtomicI32`s read and written with relaxed loads and stores; two threads updating one

@@ -1,5 +1,7 @@
-//! The search: one `Searcher` per thread, owning its histories and stack, borrowing the shared
-//! transposition table and stop flag. It never spawns threads; the `smp` crate runs N of them.
+//! The search: one `Searcher` per thread, owning its stack and most of its histories, sharing
+//! the correction and continuation histories with the other threads of a pool
+//! (`SharedHistories`) and borrowing the shared transposition table and stop flag. It never
+//! spawns threads; the `smp` crate runs N of them.
 //!
 //! Files by phase: `driver` (iterative deepening, aspiration windows, MultiPV, limits),
 //! `alphabeta` (the main PVS search with its pruning, reductions and extensions), `node` (what
