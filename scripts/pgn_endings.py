@@ -24,9 +24,18 @@ from dataclasses import dataclass, field
 import chess
 import chess.pgn
 
+from lazuli_match.game import rules_outcome
+
 DECISIVE = ("mate", "adjudicated win", "time forfeit", "illegal move or crash", "other win")
 DRAWN = ("repetition", "fifty-move rule", "bare material", "stalemate", "adjudicated draw", "other draw")
 FAULTS = {"time forfeit": "time forfeit", "rules infraction": "illegal move or crash", "abandoned": "illegal move or crash"}
+# The reasons scripts/match.py's rules_outcome gives, by the cause they name here.
+RULES = {
+    "stalemate": "stalemate",
+    "insufficient material": "bare material",
+    "fifty-move rule": "fifty-move rule",
+    "threefold repetition": "repetition",
+}
 
 
 @dataclass
@@ -40,8 +49,9 @@ class Endings:
         return sum(self.causes.values())
 
 
-def cause_of(game):
-    """The way a finished game ended (one of DECISIVE or DRAWN), or None for an unfinished one."""
+def cause_of(game, board):
+    """The way a finished game ended (one of DECISIVE or DRAWN), or None for an unfinished one;
+    `board` is its final position. The rules of chess are judged as scripts/match.py judges them."""
     result = game.headers.get("Result", "*")
     if result not in ("1-0", "0-1", "1/2-1/2"):
         return None
@@ -51,18 +61,10 @@ def cause_of(game):
         return FAULTS[termination]
     if termination == "adjudication":
         return "adjudicated draw" if drawn else "adjudicated win"
-    board = game.end().board()
-    if not drawn:
-        return "mate" if board.is_checkmate() else "other win"
-    if board.is_stalemate():
-        return "stalemate"
-    if board.is_insufficient_material():
-        return "bare material"
-    if board.is_repetition(3):
-        return "repetition"
-    if board.halfmove_clock >= 100:
-        return "fifty-move rule"
-    return "other draw"
+    ended = rules_outcome(board)
+    if ended is None or (ended[0] == "1/2-1/2") != drawn:
+        return "other draw" if drawn else "other win"
+    return RULES.get(ended[1], "mate")
 
 
 def read_endings(handle, endings):
@@ -70,13 +72,14 @@ def read_endings(handle, endings):
     while (game := chess.pgn.read_game(handle)) is not None:
         players = " vs ".join(sorted((game.headers.get("White", "?"), game.headers.get("Black", "?"))))
         record = endings[players]
-        cause = cause_of(game)
+        board = game.end().board()
+        cause = cause_of(game, board)
         if cause is None:
             record.unfinished += 1
             continue
         record.causes[cause] += 1
         if cause == "repetition":
-            record.repetition_moves.append(game.end().board().fullmove_number)
+            record.repetition_moves.append(board.fullmove_number)
     return endings
 
 
