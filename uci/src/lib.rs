@@ -4,6 +4,7 @@
 pub mod cli;
 pub mod command;
 pub mod datagen_cli;
+pub mod held;
 pub mod log;
 pub mod options;
 pub mod output;

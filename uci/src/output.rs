@@ -27,17 +27,23 @@ impl Output {
     /// Write one line (or several joined by newlines) and flush. Output errors (a closed pipe)
     /// are ignored: there is no one left to tell. Every line also goes to the debug log.
     ///
-    /// The lock is held only for the write itself (the debug log comes after): a thread
+    /// The debug log gets the line first, outside the lock, so that it holds every line a
+    /// client may already have read; the lock is held only for the write itself: a thread
     /// preempted while holding it would delay every other line, `bestmove` included.
     pub fn line(&self, text: &str) {
-        {
-            let mut sink = self.sink.lock();
-            let _ = writeln!(sink, "{text}");
-            let _ = sink.flush();
-        }
+        self.line_after(text, || {});
+    }
+
+    /// `line`, running `first` under the output's lock just before the write: no other line
+    /// can come between the two.
+    pub fn line_after(&self, text: &str, first: impl FnOnce()) {
         for line in text.lines() {
             tracing::info!("out: {line}");
         }
+        let mut sink = self.sink.lock();
+        first();
+        let _ = writeln!(sink, "{text}");
+        let _ = sink.flush();
     }
 
     pub fn info_string(&self, text: &str) {

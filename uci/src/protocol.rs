@@ -1,5 +1,6 @@
 //! The UCI loop: a reader thread turns stdin into lines on a channel (so `stop`, `isready` and
-//! `quit` are handled while a search runs); end of input means `quit`.
+//! `quit` are handled while a search runs, and lines held behind a waiting `go` are handled
+//! when the search before it ends); end of input means `quit`.
 //!
 //! Input is read in bounded chunks, so a line of gigabytes without a newline costs at most
 //! `MAX_LINE` bytes of memory: the excess is discarded as it arrives and the line is reported as
@@ -50,16 +51,27 @@ pub fn run_stdio() {
         })
         .expect("spawn the input thread");
 
-    while let Ok((input, received)) = inbox.recv() {
-        let flow = match input {
-            Input::Line(line) => session.handle_line(&line, received),
-            Input::TooLong(bytes) => {
-                session.report_long_line(bytes);
-                Flow::Continue
+    // Lines held behind a waiting `go` are handled as soon as the search before it has ended.
+    let (ended, search_ended) = unbounded::<()>();
+    session.on_search_end(move || {
+        let _ = ended.send(());
+    });
+    loop {
+        crossbeam_channel::select! {
+            recv(inbox) -> next => {
+                let Ok((input, received)) = next else { break };
+                let flow = match input {
+                    Input::Line(line) => session.handle_line(&line, received),
+                    Input::TooLong(bytes) => {
+                        session.report_long_line(bytes);
+                        Flow::Continue
+                    }
+                };
+                if flow == Flow::Quit {
+                    break;
+                }
             }
-        };
-        if flow == Flow::Quit {
-            break;
+            recv(search_ended) -> _ => session.resume(),
         }
     }
 }

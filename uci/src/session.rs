@@ -2,6 +2,7 @@
 //! to it. Every error is answered with one `info string`; the previous valid state is kept.
 
 use crate::command::{cap_list, parse_line, shorten, Command, GoParams, ParseError, Parsed};
+use crate::held::HeldLines;
 use crate::options::{self, OptionValue};
 use crate::output::{closing_info, format_info, InfoStyle, LastLines, Output, UciReporter};
 use crate::protocol::MAX_LINE;
@@ -47,11 +48,17 @@ pub struct Session {
     pending_policy: Option<HelperPolicy>,
     /// When the current search started (for `ponderhit`).
     search_start: Instant,
-    /// Raised by `go`, lowered just before its `bestmove` is written: a `go` that arrives after
-    /// `bestmove` is never refused, even while the pool is still winding down.
+    /// Raised by `go`, lowered once its `bestmove` is written (a `go` that arrives before then
+    /// is held and started after it, see `held`).
     searching: Arc<AtomicBool>,
     /// The current search is a ponder search that has not had its `ponderhit` or `stop`.
     pondering: bool,
+    /// The current search is `go infinite`: it waits for `stop` however soon it is done.
+    infinite: bool,
+    /// Lines that wait for the current search to end (`crate::held`).
+    held: HeldLines,
+    /// Called once each search's `bestmove` is written, so the loop can start what is held.
+    on_search_end: Option<Arc<dyn Fn() + Send + Sync>>,
     /// `stop` was sent for the current search (a `go` may then follow before its `bestmove`).
     stopping: bool,
     /// Text the current command ignored: told in its first `info string`, or alone before its
@@ -87,9 +94,18 @@ impl Session {
             search_start: Instant::now(),
             searching: Arc::new(AtomicBool::new(false)),
             pondering: false,
+            infinite: false,
+            held: HeldLines::default(),
+            on_search_end: None,
             stopping: false,
             note: None,
         }
+    }
+
+    /// `hook` runs on whichever thread gives a search's `bestmove`, after writing it; the UCI
+    /// loop uses it to call `resume` when lines are held.
+    pub fn on_search_end(&mut self, hook: impl Fn() + Send + Sync + 'static) {
+        self.on_search_end = Some(Arc::new(hook));
     }
 
     /// One `info string`, carrying the pending note if there is one.
@@ -112,10 +128,61 @@ impl Session {
         }
     }
 
-    /// Handle one input line received at `received`.
+    /// Handle one input line received at `received`, or hold it until the current search ends
+    /// (see `crate::held`).
     pub fn handle_line(&mut self, line: &str, received: Instant) -> Flow {
         tracing::info!("in: {}", line.trim_end_matches(['\r', '\n']));
-        match parse_line(line) {
+        self.resume();
+        let parsed = parse_line(line);
+        if self.holds(&parsed) {
+            if let Err(e) = self.held.push(line) {
+                self.info(&e);
+            }
+            return Flow::Continue;
+        }
+        if matches!(parsed, Ok(Parsed { command: Command::Stop, .. })) {
+            self.held.stop_all();
+        }
+        self.handle_parsed(parsed, line, received)
+    }
+
+    /// Whether a line must wait for the current search: a `go` while a search that ends by
+    /// itself (or was stopped) runs, and everything but `isready`, `stop` and `quit` after such
+    /// a `go`. A `go` during `go infinite` or pondering is refused instead: it would wait for a
+    /// `stop` that the GUI may never send.
+    fn holds(&self, parsed: &Result<Parsed, ParseError>) -> bool {
+        match parsed {
+            Err(ParseError::Empty) => false,
+            Ok(Parsed { command: Command::IsReady | Command::Stop | Command::Quit, .. }) => false,
+            Ok(Parsed { command: Command::Go(_), .. }) => {
+                !self.held.is_empty() || (self.is_searching() && (self.stopping || !self.waits_for_stop()))
+            }
+            _ => !self.held.is_empty(),
+        }
+    }
+
+    /// Handle the held lines in order while no search runs: each `go` among them starts a
+    /// search, and the rest wait for that one in turn (but a `ponderhit` right after a held
+    /// `go ponder` is for that search). A held `go` that a `stop` followed is stopped as soon
+    /// as it starts. Held lines count as received now: a `go` that waited for another search
+    /// gets its whole time.
+    pub fn resume(&mut self) {
+        while let Some(next) = self.held.front() {
+            let ponderhit = matches!(parse_line(&next.line), Ok(Parsed { command: Command::PonderHit, .. }));
+            if self.is_searching() && !(ponderhit && self.pondering) {
+                return;
+            }
+            let Some(held) = self.held.pop() else { return };
+            tracing::info!("held: {}", held.line);
+            self.handle_parsed(parse_line(&held.line), &held.line, Instant::now());
+            if held.stopped && self.is_searching() {
+                self.handle(Command::Stop, Instant::now());
+            }
+        }
+    }
+
+    fn handle_parsed(&mut self, parsed: Result<Parsed, ParseError>, line: &str, received: Instant) -> Flow {
+        match parsed {
             Ok(Parsed { command, ignored }) => {
                 if let Some(extra) = ignored {
                     let name = line.split_whitespace().next().unwrap_or_default();
@@ -177,6 +244,7 @@ impl Session {
                 }
             }
             Command::Quit => {
+                self.held.clear();
                 self.stop_and_wait();
                 return Flow::Quit;
             }
@@ -195,6 +263,11 @@ impl Session {
 
     fn is_searching(&self) -> bool {
         self.searching.load(Ordering::SeqCst)
+    }
+
+    /// The current search runs until `stop`: `go infinite`, or pondering without `ponderhit`.
+    fn waits_for_stop(&self) -> bool {
+        self.infinite || self.pondering
     }
 
     fn bench(&mut self, depth: Option<i32>) {
@@ -375,12 +448,8 @@ impl Session {
 
     fn go(&mut self, params: GoParams, received: Instant) {
         if self.is_searching() {
-            if !self.stopping {
-                self.info("already searching; send stop first");
-                return;
-            }
-            // Stopped but not yet answered: the `bestmove` comes within milliseconds.
-            self.pool.wait();
+            self.info("already searching until stop; send stop first");
+            return;
         }
         if let Some(depth) = params.perft {
             self.perft(depth);
@@ -420,6 +489,7 @@ impl Session {
         let reporter = Box::new(UciReporter { out: self.out.clone(), style, last_lines: last_lines.clone() });
         let out = self.out.clone();
         let searching = Arc::clone(&self.searching);
+        let on_search_end = self.on_search_end.clone();
         let start = received;
         let on_done = Box::new(move |result: SearchResult| {
             for info in closing_info(&last_lines.load(), &result, start.elapsed()) {
@@ -429,11 +499,16 @@ impl Session {
             if !result.ponder_move.is_null() {
                 line.push_str(&format!(" ponder {}", result.ponder_move.to_uci(style.chess960)));
             }
-            searching.store(false, Ordering::SeqCst);
-            out.line(&line);
+            // Lowered under the output's lock: a `go` that finds the search over cannot print
+            // before this `bestmove`, and a client that has read it never finds it running.
+            out.line_after(&line, || searching.store(false, Ordering::SeqCst));
+            if let Some(hook) = &on_search_end {
+                hook();
+            }
         });
         self.search_start = received;
         self.pondering = params.ponder;
+        self.infinite = params.infinite;
         self.stopping = false;
         self.searching.store(true, Ordering::SeqCst);
         self.pool.go(self.board.clone(), limits, params.ponder, params.infinite, reporter, on_done);

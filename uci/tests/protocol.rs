@@ -519,6 +519,68 @@ fn go_right_after_stop_waits_for_the_old_search() {
 }
 
 #[test]
+fn a_go_during_a_search_that_ends_by_itself_is_answered_after_it_in_order() {
+    let mut engine = Engine::start();
+    engine.send("position startpos");
+    engine.send("go movetime 300");
+    // All of this arrives during the first search, as from a script that pipes its commands.
+    engine.send("position startpos moves f2f3 e7e5 g2g4");
+    engine.send("go depth 3");
+    engine.send("isready");
+    engine.send("position startpos moves e2e4");
+    engine.send("go depth 1");
+    // `isready` is answered at once, not after the search it came during.
+    let first = engine.read_until("bestmove", Duration::from_secs(10));
+    assert!(first.iter().any(|l| l == "readyok"), "{first:?}");
+    let second = engine.read_until("bestmove", Duration::from_secs(10));
+    let third = engine.read_until("bestmove", Duration::from_secs(10));
+    for lines in [&first, &second, &third] {
+        assert!(!lines.iter().any(|l| l.starts_with("info string")), "{lines:?}");
+    }
+    assert_ne!(bestmove(&first), "0000");
+    // Each held `go` searched the position set just before it.
+    assert_eq!(bestmove(&second), "d8h4", "the mate in one after 1. f3 e5 2. g4");
+    let reply = bestmove(&third);
+    assert!(matches!(&reply[1..2], "7" | "8"), "a move of Black's after 1. e4: {reply}");
+    assert!(engine.drain(Duration::from_millis(100)).is_empty());
+}
+
+#[test]
+fn a_ponderhit_held_behind_its_go_ponder_reaches_that_search() {
+    let mut engine = Engine::start();
+    engine.send("position startpos");
+    engine.send("go movetime 200");
+    engine.send("position startpos moves e2e4 e7e5");
+    engine.send("go ponder wtime 2000 btime 2000");
+    engine.send("ponderhit");
+    // Without its `ponderhit` the second search would ponder until `stop`.
+    for _ in 0..2 {
+        let lines = engine.read_until("bestmove", Duration::from_secs(5));
+        assert!(!lines.iter().any(|l| l.starts_with("info string")), "{lines:?}");
+    }
+}
+
+#[test]
+fn stop_answers_at_once_every_go_held_before_it() {
+    let mut engine = Engine::start();
+    engine.send("position startpos");
+    engine.send("go movetime 60000");
+    engine.send("go depth 60");
+    engine.send("go depth 60");
+    std::thread::sleep(Duration::from_millis(50));
+    engine.send("stop");
+    for _ in 0..3 {
+        let lines = engine.read_until("bestmove", Duration::from_secs(5));
+        assert_ne!(bestmove(&lines), "0000");
+    }
+    // A `go` after the `stop` is not stopped by it.
+    engine.send("go depth 60");
+    assert!(engine.drain(Duration::from_millis(300)).iter().all(|l| !l.starts_with("bestmove")));
+    engine.send("stop");
+    engine.read_until("bestmove", Duration::from_secs(5));
+}
+
+#[test]
 fn threads_and_hash_change_between_searches_and_quit_is_prompt() {
     let mut engine = Engine::start();
     engine.send("position startpos moves e2e4");

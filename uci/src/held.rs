@@ -1,0 +1,121 @@
+//! Input held back behind a `go` that waits for the current search.
+//!
+//! A `go` that arrives while a search with a limit of its own (depth, nodes, time) is running
+//! waits for that search's `bestmove`, and so does every command after it, until each is
+//! handled in order once the search has ended: a script that pipes several `position`/`go`
+//! pairs gets every one answered, in order, as from an engine that reads its input only between
+//! searches (Stockfish does). `isready`, `stop` and `quit` are never held: `isready` is
+//! answered at once, `stop` ends the current search and marks every held line, so each `go`
+//! held before it is stopped as soon as it starts, and `quit` drops what is held.
+
+use std::collections::VecDeque;
+
+/// Most lines held at once.
+pub const MAX_HELD_LINES: usize = 1024;
+/// Most bytes held at once (a line itself may take up to 1 MiB).
+pub const MAX_HELD_BYTES: usize = 16 << 20;
+
+/// A line waiting for the search, and whether a `stop` came after it.
+#[derive(Debug, PartialEq, Eq)]
+pub struct HeldLine {
+    pub line: String,
+    pub stopped: bool,
+}
+
+#[derive(Default, Debug)]
+pub struct HeldLines {
+    lines: VecDeque<HeldLine>,
+    bytes: usize,
+}
+
+impl HeldLines {
+    pub fn is_empty(&self) -> bool {
+        self.lines.is_empty()
+    }
+
+    pub fn len(&self) -> usize {
+        self.lines.len()
+    }
+
+    /// Hold `line`, unless that would pass either limit (then the error says so).
+    pub fn push(&mut self, line: &str) -> Result<(), String> {
+        if self.lines.len() >= MAX_HELD_LINES || self.bytes + line.len() > MAX_HELD_BYTES {
+            return Err(format!(
+                "{} commands already wait for the search ({} bytes); this one is dropped",
+                self.lines.len(),
+                self.bytes
+            ));
+        }
+        self.bytes += line.len();
+        self.lines.push_back(HeldLine { line: line.to_string(), stopped: false });
+        Ok(())
+    }
+
+    /// A `stop` arrived: every line held so far is to be stopped once it starts a search.
+    pub fn stop_all(&mut self) {
+        self.lines.iter_mut().for_each(|held| held.stopped = true);
+    }
+
+    /// The oldest held line, left in place.
+    pub fn front(&self) -> Option<&HeldLine> {
+        self.lines.front()
+    }
+
+    /// The oldest held line.
+    pub fn pop(&mut self) -> Option<HeldLine> {
+        let held = self.lines.pop_front()?;
+        self.bytes -= held.line.len();
+        Some(held)
+    }
+
+    pub fn clear(&mut self) {
+        self.lines.clear();
+        self.bytes = 0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_come_back_in_order_and_a_stop_marks_only_those_before_it() {
+        let mut held = HeldLines::default();
+        held.push("go depth 5").unwrap();
+        held.push("position startpos").unwrap();
+        held.stop_all();
+        held.push("go depth 3").unwrap();
+        assert_eq!(held.len(), 3);
+        assert_eq!(held.front().map(|h| h.line.as_str()), Some("go depth 5"));
+        let order: Vec<HeldLine> = std::iter::from_fn(|| held.pop()).collect();
+        assert_eq!(
+            order,
+            vec![
+                HeldLine { line: "go depth 5".into(), stopped: true },
+                HeldLine { line: "position startpos".into(), stopped: true },
+                HeldLine { line: "go depth 3".into(), stopped: false },
+            ]
+        );
+        assert!(held.is_empty());
+    }
+
+    #[test]
+    fn a_full_queue_refuses_more_and_accepts_again_once_drained() {
+        let mut held = HeldLines::default();
+        for _ in 0..MAX_HELD_LINES {
+            held.push("go depth 1").unwrap();
+        }
+        let refused = held.push("go depth 1").unwrap_err();
+        assert!(refused.contains("1024 commands already wait"), "{refused}");
+        held.pop();
+        held.push("go depth 1").unwrap();
+        held.clear();
+        let big = "x".repeat(MAX_HELD_BYTES / 2);
+        held.push(&big).unwrap();
+        held.push(&big).unwrap();
+        assert!(held.push("y").is_err(), "the byte limit holds");
+        held.clear();
+        assert!(held.is_empty());
+        held.push("y").unwrap();
+    }
+}
