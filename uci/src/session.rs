@@ -1,24 +1,23 @@
 //! The engine session: the state a GUI builds up (position, options) and what each command does
 //! to it. Every error is answered with one `info string`; the previous valid state is kept.
 
-use crate::command::{cap_list, parse_line, shorten, Command, GoParams, ParseError, Parsed};
+use crate::command::{parse_line, shorten, Command, ParseError, Parsed};
 use crate::held::HeldLines;
-use crate::options::{self, OptionValue};
-use crate::output::{closing_info, format_info, InfoStyle, LastLines, Output, UciReporter};
+use crate::options;
+use crate::output::Output;
 use crate::protocol::MAX_LINE;
-use crate::wdl;
 use smp::engine::bench::{run_bench, DEFAULT_BENCH_DEPTH};
-use smp::engine::board::{Board, Color, Move, Position};
+use smp::engine::board::{Board, Move, Position};
 use smp::engine::movegen::legal_moves;
-use smp::engine::search::score::MAX_PLY;
 use smp::engine::search::HelperPolicy;
-use smp::engine::search::{Limits, SearchResult};
 use smp::engine::tb::Tablebases;
-use smp::time::{allocate, Clock};
-use smp::{Pool, TbSettings};
+use smp::Pool;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+mod go;
+mod setoption;
 
 /// Deepest `go perft` and `bench` accepted over UCI (both run to completion before the next
 /// command is read).
@@ -207,7 +206,7 @@ impl Session {
             .info_string(&format!("input line of {bytes} bytes is longer than {MAX_LINE} bytes; ignored"));
     }
 
-    pub fn handle(&mut self, command: Command, received: Instant) -> Flow {
+    fn handle(&mut self, command: Command, received: Instant) -> Flow {
         match command {
             Command::Uci => {
                 let mut lines =
@@ -283,138 +282,9 @@ impl Session {
         }
     }
 
-    fn set_option(&mut self, name: &str, value: Option<&str>) {
-        let (name, value) = match options::validate(name, value) {
-            Ok(v) => v,
-            Err(e) => {
-                self.info(&e);
-                return;
-            }
-        };
-        match (name, value) {
-            ("Hash", OptionValue::Spin(mb)) => {
-                self.pending_hash = Some(mb as usize);
-                self.apply_pending_if_idle();
-            }
-            ("Threads", OptionValue::Spin(n)) => {
-                self.pending_threads = Some(n as usize);
-                self.apply_pending_if_idle();
-            }
-            ("MultiPV", OptionValue::Spin(n)) => self.multipv = n as usize,
-            ("Move Overhead", OptionValue::Spin(ms)) => self.move_overhead = Duration::from_millis(ms as u64),
-            ("Contempt", OptionValue::Spin(cp)) => self.contempt = cp as i32,
-            ("UCI_Chess960", OptionValue::Check(on)) => self.chess960 = on,
-            ("UCI_ShowWDL", OptionValue::Check(on)) => self.show_wdl = on,
-            ("Ponder", OptionValue::Check(_)) => {}
-            ("Clear Hash", _) => {
-                if self.is_searching() {
-                    self.info("Clear Hash ignored during a search");
-                } else {
-                    self.pool.clear_hash();
-                }
-            }
-            ("SyzygyPath", OptionValue::String(path)) => {
-                self.syzygy.path = path;
-                self.syzygy.tables = None;
-                self.pending_syzygy = true;
-                self.apply_pending_if_idle();
-            }
-            ("SyzygyProbeDepth", OptionValue::Spin(d)) => {
-                self.syzygy.probe_depth = d as i32;
-                self.pending_syzygy = true;
-                self.apply_pending_if_idle();
-            }
-            ("SyzygyProbeLimit", OptionValue::Spin(n)) => {
-                self.syzygy.probe_limit = n as usize;
-                self.pending_syzygy = true;
-                self.apply_pending_if_idle();
-            }
-            ("Syzygy50MoveRule", OptionValue::Check(on)) => {
-                self.syzygy.rule50 = on;
-                self.pending_syzygy = true;
-                self.apply_pending_if_idle();
-            }
-            ("SMP Helpers", OptionValue::String(policy)) => match policy.parse() {
-                Ok(policy) => {
-                    self.pending_policy = Some(policy);
-                    self.apply_pending_if_idle();
-                }
-                Err(e) => self.info(&e),
-            },
-            ("SMP Vote", OptionValue::String(mode)) => match mode.parse() {
-                Ok(mode) => self.pool.set_vote_mode(mode),
-                Err(e) => self.info(&e),
-            },
-            ("Debug Log File", OptionValue::String(path)) => {
-                if let Err(e) = crate::log::set_file(&path) {
-                    self.info(&e);
-                }
-            }
-            (name, OptionValue::Spin(value)) if options::is_tunable(name) => {
-                if self.is_searching() {
-                    self.info(&format!("{name} ignored during a search"));
-                } else {
-                    self.pool.wait();
-                    smp::engine::search::params::set_tunable(name, value as i32);
-                }
-            }
-            _ => self.info(&format!("option '{name}' cannot take that value")),
-        }
-    }
-
-    /// Load the tables named by `SyzygyPath` (once) and hand them with the probe settings to
-    /// the pool; every unreadable directory is reported.
-    fn apply_syzygy(&mut self) {
-        if self.syzygy.tables.is_none() && !self.syzygy.path.is_empty() {
-            let (tables, warnings) = Tablebases::open(&self.syzygy.path);
-            let mut message = warnings.join("; ");
-            if tables.files() > 0 {
-                if !message.is_empty() {
-                    message.push_str("; ");
-                }
-                message.push_str(&format!(
-                    "found {} Syzygy table files (up to {} pieces)",
-                    tables.files(),
-                    tables.max_pieces()
-                ));
-                self.syzygy.tables = Some(Arc::new(tables));
-            } else if message.is_empty() {
-                message = "SyzygyPath: no Syzygy table files found".to_string();
-            }
-            self.info(&message);
-        }
-        let settings = self.syzygy.tables.as_ref().map(|tables| TbSettings {
-            tables: Arc::clone(tables),
-            probe_depth: self.syzygy.probe_depth,
-            probe_limit: self.syzygy.probe_limit,
-            rule50: self.syzygy.rule50,
-        });
-        self.pool.set_tablebases(settings);
-    }
-
     /// Stops the current search from any thread.
     pub fn stop_handle(&self) -> smp::StopHandle {
         self.pool.stop_handle()
-    }
-
-    fn apply_pending_if_idle(&mut self) {
-        if self.is_searching() {
-            return;
-        }
-        if let Some(policy) = self.pending_policy.take() {
-            self.pool.set_policy(policy);
-        }
-        if std::mem::take(&mut self.pending_syzygy) {
-            self.apply_syzygy();
-        }
-        if let Some(threads) = self.pending_threads.take() {
-            self.pool.set_threads(threads);
-        }
-        if let Some(mb) = self.pending_hash.take() {
-            if let Err(e) = self.pool.set_hash(mb) {
-                self.info(&e);
-            }
-        }
     }
 
     fn set_position(&mut self, fen: Option<&str>, moves: &[String]) {
@@ -444,135 +314,6 @@ impl Session {
         }
         self.board = board;
         self.position_given = true;
-    }
-
-    fn go(&mut self, params: GoParams, received: Instant) {
-        if self.is_searching() {
-            self.info("already searching until stop; send stop first");
-            return;
-        }
-        if let Some(depth) = params.perft {
-            self.perft(depth);
-            return;
-        }
-        let pos = *self.board.position();
-
-        // Root moves that are not legal here are left out, with a note; if none is left, every
-        // move is searched: the GUI still gets a `bestmove`. `0000` (what some clients send for
-        // an empty list) is skipped silently.
-        let mut notes = params.problems.clone();
-        let mut search_moves = Vec::new();
-        let mut unknown = Vec::new();
-        for text in params.searchmoves.iter().filter(|t| t.as_str() != "0000") {
-            match find_move(&pos, text, self.chess960) {
-                Some(mv) => search_moves.push(mv),
-                None => unknown.push(format!("'{}'", shorten(text))),
-            }
-        }
-        if !unknown.is_empty() {
-            cap_list(&mut unknown);
-            let instead = if search_moves.is_empty() { "searching every move" } else { "left out" };
-            notes.push(format!("searchmoves: {} not legal here; {instead}", unknown.join(", ")));
-        }
-        if !self.position_given {
-            notes.push("no position given; searching the start position".to_string());
-        }
-        let limits = self.limits(&params, received, search_moves, &mut notes);
-        if !notes.is_empty() {
-            self.info(&notes.join("; "));
-        }
-        self.apply_pending_if_idle();
-
-        let style =
-            InfoStyle { chess960: self.chess960, show_wdl: self.show_wdl, material: wdl::material(&pos) };
-        let last_lines = LastLines::default();
-        let reporter = Box::new(UciReporter { out: self.out.clone(), style, last_lines: last_lines.clone() });
-        let out = self.out.clone();
-        let searching = Arc::clone(&self.searching);
-        let on_search_end = self.on_search_end.clone();
-        let start = received;
-        let on_done = Box::new(move |result: SearchResult| {
-            for info in closing_info(&last_lines.load(), &result, start.elapsed()) {
-                out.line(&format_info(&info, style));
-            }
-            let mut line = format!("bestmove {}", result.best_move.to_uci(style.chess960));
-            if !result.ponder_move.is_null() {
-                line.push_str(&format!(" ponder {}", result.ponder_move.to_uci(style.chess960)));
-            }
-            // Lowered under the output's lock: a `go` that finds the search over cannot print
-            // before this `bestmove`, and a client that has read it never finds it running.
-            out.line_after(&line, || searching.store(false, Ordering::SeqCst));
-            if let Some(hook) = &on_search_end {
-                hook();
-            }
-        });
-        self.search_start = received;
-        self.pondering = params.ponder;
-        self.infinite = params.infinite;
-        self.stopping = false;
-        self.searching.store(true, Ordering::SeqCst);
-        self.pool.go(self.board.clone(), limits, params.ponder, params.infinite, reporter, on_done);
-    }
-
-    /// The search limits `go` asks for. Values out of range are brought into range, each with a
-    /// note saying so; the search still runs, so the GUI still gets its `bestmove`.
-    fn limits(
-        &self,
-        params: &GoParams,
-        received: Instant,
-        search_moves: Vec<Move>,
-        notes: &mut Vec<String>,
-    ) -> Limits {
-        for what in &params.saturated {
-            notes.push(format!("{what} does not fit in 64 bits; using the nearest value"));
-        }
-        let max_depth = MAX_PLY as i64 - 1;
-        let mut within = |what: &str, value: Option<i64>, min: i64, max: i64| -> Option<i64> {
-            let v = value?;
-            let clamped = v.clamp(min, max);
-            if clamped != v && !params.saturated.iter().any(|s| s.starts_with(what)) {
-                notes.push(format!("{what} {v} is out of range; using {clamped}"));
-            }
-            Some(clamped)
-        };
-        let depth = within("depth", params.depth, 1, max_depth);
-        let nodes = within("nodes", params.nodes, 1, i64::MAX);
-        let mate = within("mate", params.mate, 1, MAX_PLY as i64 / 2);
-        let movetime = within("movetime", params.movetime, 0, i64::MAX);
-        let movestogo = within("movestogo", params.movestogo, 1, 10_000);
-        let winc = within("winc", params.winc, 0, i64::MAX);
-        let binc = within("binc", params.binc, 0, i64::MAX);
-        // A negative clock is what some GUIs send once the time has run out: no time left.
-        let wtime = within("wtime", params.wtime, 0, i64::MAX);
-        let btime = within("btime", params.btime, 0, i64::MAX);
-
-        let (time, inc) = match self.board.position().side_to_move() {
-            Color::White => (wtime, winc),
-            Color::Black => (btime, binc),
-        };
-        let millis = |v: i64| Duration::from_millis(v.clamp(0, i64::MAX) as u64);
-        let clock = Clock {
-            time: time.map(millis),
-            increment: inc.map(millis).unwrap_or_default(),
-            moves_to_go: movestogo.map(|m| m as u32),
-            move_time: movetime.map(millis),
-        };
-        let time_limits = if params.infinite { None } else { allocate(&clock, self.move_overhead) };
-        if self.debug {
-            notes.push(format!("time limits {time_limits:?}"));
-        }
-        Limits {
-            start: received,
-            depth: depth.map(|d| d as i32),
-            nodes: nodes.map(|n| n as u64),
-            mate: mate.map(|m| m as i32),
-            soft_time: time_limits.map(|t| t.soft),
-            hard_time: time_limits.map(|t| t.hard),
-            clock: clock.time,
-            search_moves,
-            multipv: self.multipv,
-            contempt: self.contempt,
-        }
     }
 
     fn perft(&mut self, depth: u32) {

@@ -1,0 +1,144 @@
+//! `go`: the search a GUI asks for, its limits, and the callback that gives its `bestmove`.
+
+use super::{find_move, Session};
+use crate::command::{cap_list, shorten, GoParams};
+use crate::output::{closing_info, format_info, InfoStyle, LastLines, UciReporter};
+use crate::wdl;
+use smp::engine::board::{Color, Move};
+use smp::engine::search::score::MAX_PLY;
+use smp::engine::search::{Limits, SearchResult};
+use smp::time::{allocate, Clock};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+impl Session {
+    pub(super) fn go(&mut self, params: GoParams, received: Instant) {
+        if self.is_searching() {
+            self.info("already searching until stop; send stop first");
+            return;
+        }
+        if let Some(depth) = params.perft {
+            self.perft(depth);
+            return;
+        }
+        let pos = *self.board.position();
+
+        // Root moves that are not legal here are left out, with a note; if none is left, every
+        // move is searched: the GUI still gets a `bestmove`. `0000` (what some clients send for
+        // an empty list) is skipped silently.
+        let mut notes = params.problems.clone();
+        let mut search_moves = Vec::new();
+        let mut unknown = Vec::new();
+        for text in params.searchmoves.iter().filter(|t| t.as_str() != "0000") {
+            match find_move(&pos, text, self.chess960) {
+                Some(mv) => search_moves.push(mv),
+                None => unknown.push(format!("'{}'", shorten(text))),
+            }
+        }
+        if !unknown.is_empty() {
+            cap_list(&mut unknown);
+            let instead = if search_moves.is_empty() { "searching every move" } else { "left out" };
+            notes.push(format!("searchmoves: {} not legal here; {instead}", unknown.join(", ")));
+        }
+        if !self.position_given {
+            notes.push("no position given; searching the start position".to_string());
+        }
+        let limits = self.limits(&params, received, search_moves, &mut notes);
+        if !notes.is_empty() {
+            self.info(&notes.join("; "));
+        }
+        self.apply_pending_if_idle();
+
+        let style =
+            InfoStyle { chess960: self.chess960, show_wdl: self.show_wdl, material: wdl::material(&pos) };
+        let last_lines = LastLines::default();
+        let reporter = Box::new(UciReporter { out: self.out.clone(), style, last_lines: last_lines.clone() });
+        let out = self.out.clone();
+        let searching = Arc::clone(&self.searching);
+        let on_search_end = self.on_search_end.clone();
+        let start = received;
+        let on_done = Box::new(move |result: SearchResult| {
+            for info in closing_info(&last_lines.load(), &result, start.elapsed()) {
+                out.line(&format_info(&info, style));
+            }
+            let mut line = format!("bestmove {}", result.best_move.to_uci(style.chess960));
+            if !result.ponder_move.is_null() {
+                line.push_str(&format!(" ponder {}", result.ponder_move.to_uci(style.chess960)));
+            }
+            // Lowered under the output's lock: a `go` that finds the search over cannot print
+            // before this `bestmove`, and a client that has read it never finds it running.
+            out.line_after(&line, || searching.store(false, Ordering::SeqCst));
+            if let Some(hook) = &on_search_end {
+                hook();
+            }
+        });
+        self.search_start = received;
+        self.pondering = params.ponder;
+        self.infinite = params.infinite;
+        self.stopping = false;
+        self.searching.store(true, Ordering::SeqCst);
+        self.pool.go(self.board.clone(), limits, params.ponder, params.infinite, reporter, on_done);
+    }
+
+    /// The search limits `go` asks for. Values out of range are brought into range, each with a
+    /// note saying so; the search still runs, so the GUI still gets its `bestmove`.
+    fn limits(
+        &self,
+        params: &GoParams,
+        received: Instant,
+        search_moves: Vec<Move>,
+        notes: &mut Vec<String>,
+    ) -> Limits {
+        for what in &params.saturated {
+            notes.push(format!("{what} does not fit in 64 bits; using the nearest value"));
+        }
+        let max_depth = MAX_PLY as i64 - 1;
+        let mut within = |what: &str, value: Option<i64>, min: i64, max: i64| -> Option<i64> {
+            let v = value?;
+            let clamped = v.clamp(min, max);
+            if clamped != v && !params.saturated.iter().any(|s| s.starts_with(what)) {
+                notes.push(format!("{what} {v} is out of range; using {clamped}"));
+            }
+            Some(clamped)
+        };
+        let depth = within("depth", params.depth, 1, max_depth);
+        let nodes = within("nodes", params.nodes, 1, i64::MAX);
+        let mate = within("mate", params.mate, 1, MAX_PLY as i64 / 2);
+        let movetime = within("movetime", params.movetime, 0, i64::MAX);
+        let movestogo = within("movestogo", params.movestogo, 1, 10_000);
+        let winc = within("winc", params.winc, 0, i64::MAX);
+        let binc = within("binc", params.binc, 0, i64::MAX);
+        // A negative clock is what some GUIs send once the time has run out: no time left.
+        let wtime = within("wtime", params.wtime, 0, i64::MAX);
+        let btime = within("btime", params.btime, 0, i64::MAX);
+
+        let (time, inc) = match self.board.position().side_to_move() {
+            Color::White => (wtime, winc),
+            Color::Black => (btime, binc),
+        };
+        let millis = |v: i64| Duration::from_millis(v.clamp(0, i64::MAX) as u64);
+        let clock = Clock {
+            time: time.map(millis),
+            increment: inc.map(millis).unwrap_or_default(),
+            moves_to_go: movestogo.map(|m| m as u32),
+            move_time: movetime.map(millis),
+        };
+        let time_limits = if params.infinite { None } else { allocate(&clock, self.move_overhead) };
+        if self.debug {
+            notes.push(format!("time limits {time_limits:?}"));
+        }
+        Limits {
+            start: received,
+            depth: depth.map(|d| d as i32),
+            nodes: nodes.map(|n| n as u64),
+            mate: mate.map(|m| m as i32),
+            soft_time: time_limits.map(|t| t.soft),
+            hard_time: time_limits.map(|t| t.hard),
+            clock: clock.time,
+            search_moves,
+            multipv: self.multipv,
+            contempt: self.contempt,
+        }
+    }
+}

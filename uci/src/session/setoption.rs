@@ -1,0 +1,139 @@
+//! `setoption`: each option's effect, and the options that wait for the search to end.
+
+use super::Session;
+use crate::options::{self, OptionValue};
+use smp::engine::tb::Tablebases;
+use smp::TbSettings;
+use std::sync::Arc;
+use std::time::Duration;
+
+impl Session {
+    pub(super) fn set_option(&mut self, name: &str, value: Option<&str>) {
+        let (name, value) = match options::validate(name, value) {
+            Ok(v) => v,
+            Err(e) => {
+                self.info(&e);
+                return;
+            }
+        };
+        match (name, value) {
+            ("Hash", OptionValue::Spin(mb)) => {
+                self.pending_hash = Some(mb as usize);
+                self.apply_pending_if_idle();
+            }
+            ("Threads", OptionValue::Spin(n)) => {
+                self.pending_threads = Some(n as usize);
+                self.apply_pending_if_idle();
+            }
+            ("MultiPV", OptionValue::Spin(n)) => self.multipv = n as usize,
+            ("Move Overhead", OptionValue::Spin(ms)) => self.move_overhead = Duration::from_millis(ms as u64),
+            ("Contempt", OptionValue::Spin(cp)) => self.contempt = cp as i32,
+            ("UCI_Chess960", OptionValue::Check(on)) => self.chess960 = on,
+            ("UCI_ShowWDL", OptionValue::Check(on)) => self.show_wdl = on,
+            ("Ponder", OptionValue::Check(_)) => {}
+            ("Clear Hash", _) => {
+                if self.is_searching() {
+                    self.info("Clear Hash ignored during a search");
+                } else {
+                    self.pool.clear_hash();
+                }
+            }
+            ("SyzygyPath", OptionValue::String(path)) => {
+                self.syzygy.path = path;
+                self.syzygy.tables = None;
+                self.pending_syzygy = true;
+                self.apply_pending_if_idle();
+            }
+            ("SyzygyProbeDepth", OptionValue::Spin(d)) => {
+                self.syzygy.probe_depth = d as i32;
+                self.pending_syzygy = true;
+                self.apply_pending_if_idle();
+            }
+            ("SyzygyProbeLimit", OptionValue::Spin(n)) => {
+                self.syzygy.probe_limit = n as usize;
+                self.pending_syzygy = true;
+                self.apply_pending_if_idle();
+            }
+            ("Syzygy50MoveRule", OptionValue::Check(on)) => {
+                self.syzygy.rule50 = on;
+                self.pending_syzygy = true;
+                self.apply_pending_if_idle();
+            }
+            ("SMP Helpers", OptionValue::String(policy)) => match policy.parse() {
+                Ok(policy) => {
+                    self.pending_policy = Some(policy);
+                    self.apply_pending_if_idle();
+                }
+                Err(e) => self.info(&e),
+            },
+            ("SMP Vote", OptionValue::String(mode)) => match mode.parse() {
+                Ok(mode) => self.pool.set_vote_mode(mode),
+                Err(e) => self.info(&e),
+            },
+            ("Debug Log File", OptionValue::String(path)) => {
+                if let Err(e) = crate::log::set_file(&path) {
+                    self.info(&e);
+                }
+            }
+            (name, OptionValue::Spin(value)) if options::is_tunable(name) => {
+                if self.is_searching() {
+                    self.info(&format!("{name} ignored during a search"));
+                } else {
+                    self.pool.wait();
+                    smp::engine::search::params::set_tunable(name, value as i32);
+                }
+            }
+            _ => self.info(&format!("option '{name}' cannot take that value")),
+        }
+    }
+
+    /// Load the tables named by `SyzygyPath` (once) and hand them with the probe settings to
+    /// the pool; every unreadable directory is reported.
+    fn apply_syzygy(&mut self) {
+        if self.syzygy.tables.is_none() && !self.syzygy.path.is_empty() {
+            let (tables, warnings) = Tablebases::open(&self.syzygy.path);
+            let mut message = warnings.join("; ");
+            if tables.files() > 0 {
+                if !message.is_empty() {
+                    message.push_str("; ");
+                }
+                message.push_str(&format!(
+                    "found {} Syzygy table files (up to {} pieces)",
+                    tables.files(),
+                    tables.max_pieces()
+                ));
+                self.syzygy.tables = Some(Arc::new(tables));
+            } else if message.is_empty() {
+                message = "SyzygyPath: no Syzygy table files found".to_string();
+            }
+            self.info(&message);
+        }
+        let settings = self.syzygy.tables.as_ref().map(|tables| TbSettings {
+            tables: Arc::clone(tables),
+            probe_depth: self.syzygy.probe_depth,
+            probe_limit: self.syzygy.probe_limit,
+            rule50: self.syzygy.rule50,
+        });
+        self.pool.set_tablebases(settings);
+    }
+
+    pub(super) fn apply_pending_if_idle(&mut self) {
+        if self.is_searching() {
+            return;
+        }
+        if let Some(policy) = self.pending_policy.take() {
+            self.pool.set_policy(policy);
+        }
+        if std::mem::take(&mut self.pending_syzygy) {
+            self.apply_syzygy();
+        }
+        if let Some(threads) = self.pending_threads.take() {
+            self.pool.set_threads(threads);
+        }
+        if let Some(mb) = self.pending_hash.take() {
+            if let Err(e) = self.pool.set_hash(mb) {
+                self.info(&e);
+            }
+        }
+    }
+}
