@@ -1,12 +1,12 @@
 //! Input held back behind a `go` that waits for the current search.
 //!
-//! A `go` that arrives while a search with a limit of its own (depth, nodes, time) is running
-//! waits for that search's `bestmove`, and so does every command after it, until each is
-//! handled in order once the search has ended: a script that pipes several `position`/`go`
-//! pairs gets every one answered, in order, as from an engine that reads its input only between
-//! searches (Stockfish does). `isready`, `stop` and `quit` are never held: `isready` is
-//! answered at once, `stop` ends the current search and marks every held line, so each `go`
-//! held before it is stopped as soon as it starts, and `quit` drops what is held.
+//! A `go` (or `ucinewgame`) that arrives while a search with a limit of its own (depth, nodes,
+//! time) is running waits for that search's `bestmove`, and so does every command after it,
+//! until each is handled in order once the search has ended: a script that pipes several
+//! `position`/`go` pairs gets every one answered, in order, as from an engine that reads its
+//! input only between searches (Stockfish does). `isready`, `stop` and `quit` are never held:
+//! `isready` is answered at once, `stop` ends the current search and marks every held line, so
+//! each `go` held before it is stopped as soon as it starts, and `quit` drops what is held.
 
 use std::collections::VecDeque;
 

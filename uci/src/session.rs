@@ -145,15 +145,15 @@ impl Session {
         self.handle_parsed(parsed, line, received)
     }
 
-    /// Whether a line must wait for the current search: a `go` while a search that ends by
-    /// itself (or was stopped) runs, and everything but `isready`, `stop` and `quit` after such
-    /// a `go`. A `go` during `go infinite` or pondering is refused instead: it would wait for a
-    /// `stop` that the GUI may never send.
+    /// Whether a line must wait for the current search: a `go` or `ucinewgame` while a search
+    /// that ends by itself (or was stopped) runs, and everything but `isready`, `stop` and
+    /// `quit` after such a line. During `go infinite` or pondering, a `go` is refused instead
+    /// (it would wait for a `stop` that the GUI may never send) and `ucinewgame` ends the search.
     fn holds(&self, parsed: &Result<Parsed, ParseError>) -> bool {
         match parsed {
             Err(ParseError::Empty) => false,
             Ok(Parsed { command: Command::IsReady | Command::Stop | Command::Quit, .. }) => false,
-            Ok(Parsed { command: Command::Go(_), .. }) => {
+            Ok(Parsed { command: Command::Go(_) | Command::UciNewGame, .. }) => {
                 !self.held.is_empty() || (self.is_searching() && (self.stopping || !self.waits_for_stop()))
             }
             _ => !self.held.is_empty(),

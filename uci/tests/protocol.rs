@@ -546,6 +546,21 @@ fn a_go_during_a_search_that_ends_by_itself_is_answered_after_it_in_order() {
 }
 
 #[test]
+fn ucinewgame_during_a_search_that_ends_by_itself_lets_it_finish() {
+    let mut engine = Engine::start();
+    engine.send("position startpos");
+    engine.send("go depth 11");
+    engine.send("ucinewgame");
+    engine.send("position startpos moves f2f3 e7e5 g2g4");
+    engine.send("go depth 3");
+    let first = engine.read_until("bestmove", Duration::from_secs(30));
+    let last_depth = first.iter().rev().find(|l| l.starts_with("info depth")).expect("an info line");
+    assert_eq!(info_field(last_depth, "depth"), 11, "{first:?}");
+    let second = engine.read_until("bestmove", Duration::from_secs(10));
+    assert_eq!(bestmove(&second), "d8h4");
+}
+
+#[test]
 fn a_ponderhit_held_behind_its_go_ponder_reaches_that_search() {
     let mut engine = Engine::start();
     engine.send("position startpos");
