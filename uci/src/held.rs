@@ -8,6 +8,7 @@
 //! `isready` is answered at once, `stop` ends the current search and marks every held line, so
 //! each `go` held before it is stopped as soon as it starts, and `quit` drops what is held.
 
+use crate::command::{ParseError, Parsed};
 use std::collections::VecDeque;
 
 /// Most lines held at once.
@@ -15,10 +16,12 @@ pub const MAX_HELD_LINES: usize = 1024;
 /// Most bytes held at once (a line itself may take up to 1 MiB).
 pub const MAX_HELD_BYTES: usize = 16 << 20;
 
-/// A line waiting for the search, and whether a `stop` came after it.
+/// A line waiting for the search, as read (parsed once, when it arrived), and whether a
+/// `stop` came after it.
 #[derive(Debug, PartialEq, Eq)]
 pub struct HeldLine {
     pub line: String,
+    pub parsed: Result<Parsed, ParseError>,
     pub stopped: bool,
 }
 
@@ -37,8 +40,9 @@ impl HeldLines {
         self.lines.len()
     }
 
-    /// Hold `line`, unless that would pass either limit (then the error says so).
-    pub fn push(&mut self, line: &str) -> Result<(), String> {
+    /// Hold `line`, read as `parsed`, unless that would pass either limit (then the error
+    /// says so).
+    pub fn push(&mut self, line: &str, parsed: Result<Parsed, ParseError>) -> Result<(), String> {
         if self.lines.len() >= MAX_HELD_LINES || self.bytes + line.len() > MAX_HELD_BYTES {
             return Err(format!(
                 "{} commands already wait for the search ({} bytes); this one is dropped",
@@ -47,7 +51,7 @@ impl HeldLines {
             ));
         }
         self.bytes += line.len();
-        self.lines.push_back(HeldLine { line: line.to_string(), stopped: false });
+        self.lines.push_back(HeldLine { line: line.to_string(), parsed, stopped: false });
         Ok(())
     }
 
@@ -77,23 +81,33 @@ impl HeldLines {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::command::parse_line;
+
+    fn hold(held: &mut HeldLines, line: &str) -> Result<(), String> {
+        held.push(line, parse_line(line))
+    }
 
     #[test]
     fn lines_come_back_in_order_and_a_stop_marks_only_those_before_it() {
         let mut held = HeldLines::default();
-        held.push("go depth 5").unwrap();
-        held.push("position startpos").unwrap();
+        hold(&mut held, "go depth 5").unwrap();
+        hold(&mut held, "position startpos").unwrap();
         held.stop_all();
-        held.push("go depth 3").unwrap();
+        hold(&mut held, "go depth 3").unwrap();
         assert_eq!(held.len(), 3);
         assert_eq!(held.front().map(|h| h.line.as_str()), Some("go depth 5"));
-        let order: Vec<HeldLine> = std::iter::from_fn(|| held.pop()).collect();
+        let order: Vec<(String, bool)> = std::iter::from_fn(|| held.pop())
+            .map(|h| {
+                assert_eq!(h.parsed, parse_line(&h.line), "kept as read");
+                (h.line, h.stopped)
+            })
+            .collect();
         assert_eq!(
             order,
             vec![
-                HeldLine { line: "go depth 5".into(), stopped: true },
-                HeldLine { line: "position startpos".into(), stopped: true },
-                HeldLine { line: "go depth 3".into(), stopped: false },
+                ("go depth 5".to_string(), true),
+                ("position startpos".to_string(), true),
+                ("go depth 3".to_string(), false),
             ]
         );
         assert!(held.is_empty());
@@ -103,19 +117,19 @@ mod tests {
     fn a_full_queue_refuses_more_and_accepts_again_once_drained() {
         let mut held = HeldLines::default();
         for _ in 0..MAX_HELD_LINES {
-            held.push("go depth 1").unwrap();
+            hold(&mut held, "go depth 1").unwrap();
         }
-        let refused = held.push("go depth 1").unwrap_err();
+        let refused = hold(&mut held, "go depth 1").unwrap_err();
         assert!(refused.contains("1024 commands already wait"), "{refused}");
         held.pop();
-        held.push("go depth 1").unwrap();
+        hold(&mut held, "go depth 1").unwrap();
         held.clear();
         let big = "x".repeat(MAX_HELD_BYTES / 2);
-        held.push(&big).unwrap();
-        held.push(&big).unwrap();
-        assert!(held.push("y").is_err(), "the byte limit holds");
+        hold(&mut held, &big).unwrap();
+        hold(&mut held, &big).unwrap();
+        assert!(hold(&mut held, "y").is_err(), "the byte limit holds");
         held.clear();
         assert!(held.is_empty());
-        held.push("y").unwrap();
+        hold(&mut held, "y").unwrap();
     }
 }

@@ -134,7 +134,7 @@ impl Session {
         self.resume();
         let parsed = parse_line(line);
         if self.holds(&parsed) {
-            if let Err(e) = self.held.push(line) {
+            if let Err(e) = self.held.push(line, parsed) {
                 self.info(&e);
             }
             return Flow::Continue;
@@ -167,13 +167,13 @@ impl Session {
     /// gets its whole time.
     pub fn resume(&mut self) {
         while let Some(next) = self.held.front() {
-            let ponderhit = matches!(parse_line(&next.line), Ok(Parsed { command: Command::PonderHit, .. }));
+            let ponderhit = matches!(next.parsed, Ok(Parsed { command: Command::PonderHit, .. }));
             if self.is_searching() && !(ponderhit && self.pondering) {
                 return;
             }
             let Some(held) = self.held.pop() else { return };
             tracing::info!("held: {}", held.line);
-            self.handle_parsed(parse_line(&held.line), &held.line, Instant::now());
+            self.handle_parsed(held.parsed, &held.line, Instant::now());
             if held.stopped && self.is_searching() {
                 self.handle(Command::Stop, Instant::now());
             }

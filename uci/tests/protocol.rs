@@ -569,10 +569,14 @@ fn a_ponderhit_held_behind_its_go_ponder_reaches_that_search() {
     engine.send("go ponder wtime 2000 btime 2000");
     engine.send("ponderhit");
     // Without its `ponderhit` the second search would ponder until `stop`.
-    for _ in 0..2 {
-        let lines = engine.read_until("bestmove", Duration::from_secs(5));
+    let first = engine.read_until("bestmove", Duration::from_secs(5));
+    let second = engine.read_until("bestmove", Duration::from_secs(5));
+    for lines in [&first, &second] {
         assert!(!lines.iter().any(|l| l.starts_with("info string")), "{lines:?}");
     }
+    // The held search played White's move after 1. e4 e5 (the e-pawn is blocked).
+    let reply = bestmove(&second);
+    assert!(matches!(&reply[1..2], "1" | "2"), "a move of White's after 1. e4 e5: {reply}");
 }
 
 #[test]
