@@ -5,7 +5,6 @@
 
 mod answer;
 mod control;
-pub mod datagen;
 pub mod mailbox;
 pub mod pool;
 pub mod scaling;

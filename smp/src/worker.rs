@@ -59,6 +59,7 @@ pub(crate) fn helper_limits(limits: &Limits) -> Limits {
         start: limits.start,
         depth: None,
         nodes: None,
+        soft_nodes: None,
         mate: None,
         soft_time: None,
         hard_time: None,

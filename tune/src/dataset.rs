@@ -1,4 +1,4 @@
-//! Reading `lazuli datagen` output: `<FEN> | <score cp, White's view> | <result 1.0/0.5/0.0>`.
+//! Reading `lazuli datagen inspect --text` output: `<FEN> | <score cp, White's view> | <result 1.0/0.5/0.0>`.
 
 use engine::board::Position;
 use rayon::prelude::*;

@@ -1,4 +1,4 @@
-//! `lazuli-tune`: Texel tuning of the evaluation from `lazuli datagen` output.
+//! `lazuli-tune`: Texel tuning of the evaluation from `lazuli datagen inspect --text` output.
 //!
 //! ```text
 //! lazuli-tune --data FILE [--data FILE ...] [--limit N] [--rounds N] [--epochs N] [--rate R]

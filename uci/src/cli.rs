@@ -9,7 +9,8 @@ const USAGE: &str = "usage: lazuli                      run the UCI engine (read
        lazuli bench [depth]         fixed-depth search of the bench positions (1 thread, 16 MB)
        lazuli perft <depth> [fen]   perft divide from the start position or <fen>
        lazuli scaling [options]     thread-scaling benchmark (lazuli scaling --help)
-       lazuli datagen [options]     self-play positions for tuning (lazuli datagen --help)
+       lazuli datagen [options]     self-play games for training (lazuli datagen --help)
+       lazuli \"genfens N seed S book <file|None>\"   opening positions for OpenBench
        lazuli spsa                  the tunable search constants in OpenBench's SPSA format";
 
 /// Runs the command line and returns the process exit code.
@@ -23,6 +24,8 @@ pub fn run(args: &[String]) -> i32 {
         Some("bench") => bench_command(&args[1..]),
         Some("scaling") => crate::scaling_cli::scaling_command(&args[1..]),
         Some("datagen") => crate::datagen_cli::datagen_command(&args[1..]),
+        // OpenBench passes the whole request as one argument (then `quit`).
+        Some(spec) if spec.starts_with("genfens") => crate::datagen_cli::genfens_command(spec),
         Some("spsa") => {
             print!("{}", smp::engine::search::params::openbench_spsa_input());
             if !cfg!(feature = "spsa") {

@@ -3,6 +3,7 @@
 
 pub mod cli;
 pub mod command;
+pub mod datagen;
 pub mod datagen_cli;
 pub mod held;
 pub mod log;

@@ -220,6 +220,9 @@ impl Searcher {
                 return true;
             }
         }
+        if self.limits.soft_nodes.is_some_and(|soft| self.nodes >= soft) {
+            return true;
+        }
         let Some(soft) = self.limits.soft_time else { return false };
         let Some(elapsed) = self.time_used(ctx) else { return false };
         // A fixed time per move (`go movetime`) is used in full; the hard limit ends it.

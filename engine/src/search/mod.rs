@@ -62,6 +62,9 @@ pub struct Limits {
     pub depth: Option<i32>,
     /// Total nodes (the caller sums every thread's count through `SharedState::total_nodes`).
     pub nodes: Option<u64>,
+    /// Do not start a new iteration once this searcher has searched this many nodes (`nodes`
+    /// stays the hard cap): a budget for data generation that keeps whole iterations.
+    pub soft_nodes: Option<u64>,
     /// Stop once a mate in at most this many moves is found.
     pub mate: Option<i32>,
     /// Do not start a new iteration after this (scaled by the time manager's stability factors).
@@ -84,6 +87,7 @@ impl Default for Limits {
             start: Instant::now(),
             depth: None,
             nodes: None,
+            soft_nodes: None,
             mate: None,
             soft_time: None,
             hard_time: None,

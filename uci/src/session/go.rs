@@ -132,6 +132,7 @@ impl Session {
             start: received,
             depth: depth.map(|d| d as i32),
             nodes: nodes.map(|n| n as u64),
+            soft_nodes: None,
             mate: mate.map(|m| m as i32),
             soft_time: time_limits.map(|t| t.soft),
             hard_time: time_limits.map(|t| t.hard),

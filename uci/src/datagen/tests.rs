@@ -1,0 +1,174 @@
+use super::game::Outcome;
+use super::inspect::inspect;
+use super::viri::{DataError, GameReader};
+use super::*;
+use smp::engine::board::Position;
+use smp::engine::movegen::legal_moves;
+
+fn config(dir: &Path, games: u64) -> DatagenConfig {
+    DatagenConfig {
+        games,
+        soft_nodes: 300,
+        hard_nodes: 3_000,
+        threads: 2,
+        random_plies: 8,
+        dfrc_percent: 50,
+        start_balance: 300,
+        seed: 42,
+        output: dir.join("data.vf"),
+        decided_score: 1_500,
+        syzygy: String::new(),
+    }
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("lazuli-datagen-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+fn generate(config: &DatagenConfig) -> DatagenStats {
+    run(config, Duration::from_secs(3600), |_| {}).expect("datagen runs")
+}
+
+/// The games of a file, in a canonical order (threads finish them in any order).
+fn games(path: &Path) -> Vec<viri::DecodedGame> {
+    let mut reader = GameReader::new(File::open(path).expect("data file"));
+    let mut games = Vec::new();
+    while let Some(game) = reader.next_game().expect("a readable file") {
+        games.push(game);
+    }
+    games.sort_by_key(|g| (g.start.to_fen(), g.moves.iter().map(|(m, _)| m.raw()).collect::<Vec<_>>()));
+    games
+}
+
+#[test]
+fn games_are_legal_reproducible_and_resumable() {
+    let dir = temp_dir("resume");
+    let (a, b) = (dir.join("a"), dir.join("b"));
+    std::fs::create_dir_all(&a).unwrap();
+    std::fs::create_dir_all(&b).unwrap();
+    generate(&config(&a, 6));
+    // Interrupted runs: two games, then a crash that left a half-written game and a done line
+    // pointing past the end of the file, then the rest.
+    generate(&config(&b, 2));
+    let data = b.join("data.vf");
+    let mut file = OpenOptions::new().append(true).open(&data).unwrap();
+    file.write_all(&[7; 50]).unwrap();
+    let mut done = OpenOptions::new().append(true).open(done_path(&data)).unwrap();
+    writeln!(done, "5 999999").unwrap();
+    let resumed = generate(&config(&b, 6));
+    assert_eq!(resumed.resumed_games, 2);
+    assert_eq!(resumed.games, 4);
+
+    let (ga, gb) = (games(&a.join("data.vf")), games(&data));
+    assert_eq!(ga.len(), 6);
+    assert_eq!(ga, gb, "a resumed run writes the same games as an uninterrupted one");
+    assert!(
+        ga.iter().any(|g| g.start.castle_rook(smp::engine::board::Color::White, true).file() != 7
+            || g.start.castle_rook(smp::engine::board::Color::White, false).file() != 0),
+        "some Chess960 starts"
+    );
+    for game in &ga {
+        assert!(!game.moves.is_empty());
+        let mut pos = game.start;
+        for (mv, _) in &game.moves {
+            assert!(legal_moves(&pos).contains(*mv));
+            pos.make_move(*mv);
+        }
+        let no_moves = legal_moves(&pos).is_empty();
+        if no_moves && pos.in_check() {
+            assert_ne!(game.outcome, Outcome::Draw, "a mated side does not draw");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn soft_node_limit_finishes_the_iteration_and_hard_limit_caps_it() {
+    use smp::engine::search::{Limits, Searcher};
+    let board = smp::engine::board::Board::new(Position::startpos());
+    let tt = TranspositionTable::new(16);
+    let mut searcher = Searcher::new(true);
+    let soft = Limits { soft_nodes: Some(2_000), nodes: Some(1_000_000), ..Limits::default() };
+    let result = searcher.search_alone(&board, &soft, &tt, None);
+    assert!(result.nodes >= 2_000, "the soft limit ends only a completed iteration: {}", result.nodes);
+    assert!(result.nodes < 1_000_000);
+    searcher.clear();
+    tt.clear(1);
+    let hard = Limits { soft_nodes: Some(1_000_000), nodes: Some(5_000), ..Limits::default() };
+    let result = searcher.search_alone(&board, &hard, &tt, None);
+    assert!(result.nodes <= 5_000 + 2_048, "the hard limit stops mid-iteration: {}", result.nodes);
+    assert!(!result.best_move.is_null());
+}
+
+#[test]
+fn inspect_counts_a_file_and_names_truncation_and_corruption() {
+    let dir = temp_dir("inspect");
+    let stats = generate(&DatagenConfig { threads: 1, ..config(&dir, 3) });
+    let bytes = std::fs::read(dir.join("data.vf")).unwrap();
+    let mut text = Vec::new();
+    let summary = inspect(&bytes[..], Some(&mut text)).unwrap();
+    assert_eq!(summary.games, 3);
+    assert_eq!(summary.positions, stats.positions);
+    assert!(summary.error.is_none());
+    assert_eq!(summary.results.iter().sum::<u64>(), 3);
+    let lines = String::from_utf8(text).unwrap();
+    assert_eq!(lines.lines().count() as u64, summary.exportable);
+    for line in lines.lines() {
+        let fields: Vec<&str> = line.split(" | ").collect();
+        assert!(Position::from_fen(fields[0]).is_ok(), "{line}");
+        assert!(["1.0", "0.5", "0.0"].contains(&fields[2]), "{line}");
+    }
+
+    let truncated = inspect(&bytes[..bytes.len() - 3], None).unwrap();
+    assert_eq!(truncated.games, 2);
+    assert!(matches!(truncated.error, Some(DataError::Truncated { game: 2, .. })), "{:?}", truncated.error);
+    assert!(truncated.report().contains("truncated"));
+
+    let mut corrupt = bytes.clone();
+    corrupt[30] = 9; // the first game's result byte
+    let summary = inspect(&corrupt[..], None).unwrap();
+    assert_eq!(summary.games, 0);
+    assert!(matches!(summary.error, Some(DataError::Corrupt { game: 0, offset: 0, .. })));
+    let mut corrupt = bytes.clone();
+    corrupt[32] ^= 0x3F; // the first move's from-square
+    corrupt[33] ^= 0x0F;
+    let summary = inspect(&corrupt[..], None).unwrap();
+    assert!(matches!(summary.error, Some(DataError::Corrupt { game: 0, .. })), "{:?}", summary.error);
+    for garbage in [vec![0xFF; 100], vec![0; 31], vec![]] {
+        let _ = inspect(&garbage[..], None).unwrap().report();
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_viriformat_crate_reads_the_file_back() {
+    use viriformat::dataformat::{Filter, Game};
+    let dir = temp_dir("crate");
+    generate(&DatagenConfig { threads: 1, ..config(&dir, 4) });
+    let bytes = std::fs::read(dir.join("data.vf")).unwrap();
+    let ours = games(&dir.join("data.vf"));
+    let mut reader = std::io::BufReader::new(&bytes[..]);
+    let mut theirs = Vec::new();
+    while reader.fill_buf().map(|b| !b.is_empty()).unwrap() {
+        theirs.push(Game::deserialise_from(&mut reader, Vec::new()).expect("the crate reads our game"));
+    }
+    assert_eq!(theirs.len(), ours.len());
+    let mut our_lengths: Vec<usize> = ours.iter().map(|g| g.moves.len()).collect();
+    let mut their_lengths: Vec<usize> = theirs.iter().map(Game::len).collect();
+    our_lengths.sort_unstable();
+    their_lengths.sort_unstable();
+    assert_eq!(our_lengths, their_lengths);
+    for game in &theirs {
+        let mut boards = 0;
+        let count = |_| {
+            boards += 1;
+            Ok(())
+        };
+        game.splat_to_bulletformat(count, &Filter::UNRESTRICTED).expect("bullet's layout");
+        assert_eq!(boards, game.len());
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
