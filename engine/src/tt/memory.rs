@@ -1,22 +1,24 @@
-//! The table's memory: one zeroed, aligned allocation of buckets.
+//! The table's memory: one zeroed, aligned block of buckets.
 //!
-//! This is the only `unsafe` code of the table. It exists for two measured reasons: a zeroed
-//! allocation is handed out by the OS lazily (allocating 64 GB takes milliseconds instead of
-//! the seconds needed to write every byte), and on Linux the block is aligned to 2 MB and marked
-//! for transparent huge pages, which cuts TLB misses on the random accesses of the search.
+//! This is the only `unsafe` code of the table. It exists so that a table of many gigabytes is
+//! ready at once and costs memory only as the search fills it: on Linux the block is an anonymous
+//! mapping, which the kernel hands out as zero pages on first touch, aligned to 2 MB and marked
+//! for transparent huge pages (fewer TLB misses on the random accesses of the search); clearing
+//! gives the pages back to the kernel instead of writing every byte. Elsewhere it is a zeroed
+//! allocation from the global allocator, cleared by writing zeros on several threads.
 
-use std::alloc::{alloc_zeroed, dealloc, Layout};
 use std::ops::Deref;
 use std::ptr::NonNull;
 
 /// Alignment of large tables: one huge page on x86-64 Linux.
+#[cfg(target_os = "linux")]
 const HUGE_PAGE: usize = 2 << 20;
 
 /// An owned slice of `T` in zero-initialised memory.
 pub struct ZeroedSlice<T> {
     ptr: NonNull<T>,
     len: usize,
-    layout: Layout,
+    block: Block,
 }
 
 /// Types for which the all-zero bit pattern is a valid value.
@@ -29,23 +31,81 @@ pub unsafe trait Zeroable {}
 // SAFETY: the buckets are arrays of `AtomicU64` and `AtomicU16`, for which zero is a valid value.
 unsafe impl Zeroable for super::Bucket {}
 
+/// How the block was obtained, to give it back the same way.
+#[cfg(target_os = "linux")]
+struct Block {
+    base: *mut libc::c_void,
+    size: usize,
+}
+
+#[cfg(not(target_os = "linux"))]
+struct Block {
+    layout: std::alloc::Layout,
+}
+
 impl<T: Zeroable> ZeroedSlice<T> {
     /// `len` zeroed elements, or `None` if the memory cannot be had.
     pub fn new(len: usize) -> Option<Self> {
         let len = len.max(1);
         let size = std::mem::size_of::<T>().checked_mul(len)?;
-        let align = if size >= HUGE_PAGE { HUGE_PAGE } else { std::mem::align_of::<T>() };
-        let layout = Layout::from_size_align(size, align.max(std::mem::align_of::<T>())).ok()?;
-        // SAFETY: `layout` has a non-zero size (len >= 1 and the buckets are not zero-sized).
-        let raw = unsafe { alloc_zeroed(layout) };
-        let ptr = NonNull::new(raw.cast::<T>())?;
-        #[cfg(target_os = "linux")]
-        if size >= HUGE_PAGE {
-            // SAFETY: the range is exactly the block just allocated; madvise only gives the
-            // kernel a hint about it and cannot invalidate it.
-            unsafe { libc::madvise(raw.cast(), size, libc::MADV_HUGEPAGE) };
+        let (ptr, block) = Self::allocate(size)?;
+        Some(ZeroedSlice { ptr, len, block })
+    }
+
+    #[cfg(target_os = "linux")]
+    fn allocate(size: usize) -> Option<(NonNull<T>, Block)> {
+        // Room to move the start to a huge-page boundary (mappings are page-aligned, which
+        // already satisfies any bucket alignment).
+        let mapped = size.checked_add(HUGE_PAGE)?;
+        // SAFETY: an anonymous private mapping at an address of the kernel's choosing touches no
+        // existing memory; the result is checked before use.
+        let base = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                mapped,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
+        };
+        if base == libc::MAP_FAILED {
+            return None;
         }
-        Some(ZeroedSlice { ptr, len, layout })
+        let offset = (HUGE_PAGE - base as usize % HUGE_PAGE) % HUGE_PAGE;
+        // SAFETY: `offset < HUGE_PAGE`, so the aligned start and the `size` bytes after it lie
+        // inside the `size + HUGE_PAGE` bytes just mapped.
+        let start = unsafe { base.cast::<u8>().add(offset) };
+        // SAFETY: the range is inside the mapping; the advice only asks for huge pages.
+        unsafe { libc::madvise(start.cast(), size, libc::MADV_HUGEPAGE) };
+        let ptr = NonNull::new(start.cast::<T>())?;
+        Some((ptr, Block { base, size: mapped }))
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    fn allocate(size: usize) -> Option<(NonNull<T>, Block)> {
+        let layout = std::alloc::Layout::from_size_align(size, std::mem::align_of::<T>()).ok()?;
+        // SAFETY: `layout` has a non-zero size (len >= 1 and the buckets are not zero-sized).
+        let raw = unsafe { std::alloc::alloc_zeroed(layout) };
+        Some((NonNull::new(raw.cast::<T>())?, Block { layout }))
+    }
+
+    /// Zero every element. On Linux the pages go back to the kernel (they read as zero and cost
+    /// memory again only when touched); elsewhere, or if that fails, `fallback` writes zeros.
+    /// Nothing may use the slice meanwhile: the table is cleared only between searches.
+    pub fn zero(&self, fallback: impl FnOnce(&[T])) {
+        #[cfg(target_os = "linux")]
+        {
+            let size = self.len * std::mem::size_of::<T>();
+            // SAFETY: the range is exactly the slice, inside a private anonymous mapping, where
+            // MADV_DONTNEED makes every page read back as zeros, a valid value of `T`
+            // (`Zeroable`). The elements are atomics, whose contents may change behind a shared
+            // reference, and no thread accesses them during a clear.
+            if unsafe { libc::madvise(self.ptr.as_ptr().cast(), size, libc::MADV_DONTNEED) } == 0 {
+                return;
+            }
+        }
+        fallback(self);
     }
 }
 
@@ -61,14 +121,23 @@ impl<T> Deref for ZeroedSlice<T> {
 
 impl<T> Drop for ZeroedSlice<T> {
     fn drop(&mut self) {
+        #[cfg(target_os = "linux")]
+        // SAFETY: `base` and `size` are exactly the mapping made in `allocate`, unmapped once.
+        // The elements need no drop of their own (integers and atomics).
+        unsafe {
+            libc::munmap(self.block.base, self.block.size);
+        }
+        #[cfg(not(target_os = "linux"))]
         // SAFETY: the block was allocated with exactly this layout and is freed once. The
         // elements need no drop of their own (integers and atomics).
-        unsafe { dealloc(self.ptr.as_ptr().cast(), self.layout) };
+        unsafe {
+            std::alloc::dealloc(self.ptr.as_ptr().cast(), self.block.layout)
+        };
     }
 }
 
 // SAFETY: the slice is only ever shared (`Deref` gives `&[T]`), so it is `Send`/`Sync` exactly
-// when `T` is `Sync` (the buckets hold atomics).
+// when `T` is `Sync` (the buckets hold atomics); the block's raw pointer is owned by it alone.
 unsafe impl<T: Sync> Send for ZeroedSlice<T> {}
 // SAFETY: as above.
 unsafe impl<T: Sync> Sync for ZeroedSlice<T> {}
