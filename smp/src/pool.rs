@@ -260,10 +260,47 @@ impl Pool {
         }
     }
 
-    /// New game: clear the table, the shared histories and every thread's own.
-    pub fn clear(&mut self) {
+    /// Save the table to `path` (between searches). Returns what to tell the user.
+    pub fn save_hash(&mut self, path: &std::path::Path) -> Result<String, String> {
         self.wait();
-        self.tt.clear(self.workers.len());
+        let bytes = self.tt.save(path)?;
+        Ok(format!("saved the hash ({} MB, {bytes} bytes) to '{}'", self.tt.size_mb(), path.display()))
+    }
+
+    /// Load a table saved by `save_hash`, taking the file's size (the new table is allocated
+    /// before the old one is freed, so a failure keeps the old one). A bad file changes nothing.
+    pub fn load_hash(&mut self, path: &std::path::Path) -> Result<String, String> {
+        self.wait();
+        let file = TranspositionTable::check_file(path)?;
+        let old_mb = self.tt.size_mb();
+        if file.buckets != self.tt.bucket_count() as u64 {
+            let table = TranspositionTable::try_with_buckets(file.buckets).ok_or_else(|| {
+                format!(
+                    "cannot allocate {} MB to load '{}'; the table is kept",
+                    file.size_mb(),
+                    path.display()
+                )
+            })?;
+            table.load(path, &file)?;
+            self.tt = Arc::new(table);
+        } else {
+            self.tt.load(path, &file)?;
+        }
+        let resized = if old_mb == self.tt.size_mb() {
+            String::new()
+        } else {
+            format!("; Hash is now {} MB (was {old_mb})", self.tt.size_mb())
+        };
+        Ok(format!("loaded the hash ({} MB) from '{}'{resized}", self.tt.size_mb(), path.display()))
+    }
+
+    /// New game: clear the table (unless `keep_table`), the shared histories and every
+    /// thread's own.
+    pub fn clear(&mut self, keep_table: bool) {
+        self.wait();
+        if !keep_table {
+            self.tt.clear(self.workers.len());
+        }
         self.learned.clear();
         self.shared.busy.add(self.workers.len());
         for worker in &self.workers {
@@ -465,7 +502,7 @@ mod tests {
         let second = learned(&pool);
         assert!(second.0 > first.0 && second.1 > first.1, "{second:?} after {first:?}");
         // A new game forgets it.
-        pool.clear();
+        pool.clear(false);
         assert_eq!(learned(&pool), (0, 0));
     }
 

@@ -89,7 +89,7 @@ pub fn run(config: &ScalingConfig, mut progress: impl FnMut(&str)) -> Vec<Scalin
         let mut nodes = 0;
         let mut time = Duration::ZERO;
         for fen in &config.positions {
-            pool.clear();
+            pool.clear(false);
             let start = Instant::now();
             search(&mut pool, fen, Limits::default(), true, Some(config.speed_time));
             time += start.elapsed();
@@ -101,7 +101,7 @@ pub fn run(config: &ScalingConfig, mut progress: impl FnMut(&str)) -> Vec<Scalin
         for fen in &config.positions {
             let (mut time, mut nodes) = (Duration::ZERO, 0);
             for _ in 0..repeat {
-                pool.clear();
+                pool.clear(false);
                 let start = Instant::now();
                 search(&mut pool, fen, Limits::depth(config.depth), false, None);
                 time += start.elapsed();

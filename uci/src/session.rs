@@ -40,6 +40,12 @@ pub struct Session {
     /// `Hash`/`Threads` set while searching apply when the search has ended.
     pending_hash: Option<usize>,
     pending_threads: Option<usize>,
+    /// `Hash File`: where `Save Hash` writes the table and `Load Hash` reads it.
+    hash_file: String,
+    /// `Never Clear Hash`: `ucinewgame` keeps the table.
+    never_clear_hash: bool,
+    /// `Save Hash`/`Load Hash` pressed during a search, in order: done when it has ended.
+    pending_hash_io: Vec<HashIo>,
     /// Tablebase options; the tables themselves live in the pool.
     syzygy: SyzygyOptions,
     /// Tablebase settings or helper policy changed during a search: applied after it.
@@ -65,6 +71,13 @@ pub struct Session {
     note: Option<String>,
 }
 
+/// A table file operation, with the path it was asked for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum HashIo {
+    Save(String),
+    Load(String),
+}
+
 /// What the loop should do after a command.
 #[derive(PartialEq, Eq, Debug)]
 pub enum Flow {
@@ -87,6 +100,9 @@ impl Session {
             debug: false,
             pending_hash: None,
             pending_threads: None,
+            hash_file: String::new(),
+            never_clear_hash: false,
+            pending_hash_io: Vec::new(),
             syzygy: SyzygyOptions::default(),
             pending_syzygy: false,
             pending_policy: None,
@@ -224,7 +240,7 @@ impl Session {
             Command::UciNewGame => {
                 self.stop_and_wait();
                 self.apply_pending_if_idle();
-                self.pool.clear();
+                self.pool.clear(self.never_clear_hash);
             }
             Command::Position { fen, moves } => self.set_position(fen.as_deref(), &moves),
             Command::Go(params) => self.go(params, received),

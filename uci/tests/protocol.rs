@@ -626,3 +626,73 @@ fn threads_and_hash_change_between_searches_and_quit_is_prompt() {
         std::thread::sleep(Duration::from_millis(5));
     }
 }
+
+/// Nodes of the last `info` line of a search to `depth` from `fen`.
+fn nodes_to_depth(engine: &mut Engine, fen: &str, depth: u32) -> i64 {
+    engine.send(&format!("position fen {fen}"));
+    engine.send(&format!("go depth {depth}"));
+    let lines = engine.read_until("bestmove", Duration::from_secs(60));
+    let last =
+        lines.iter().rev().find(|l| l.starts_with("info") && l.contains(" nodes ")).expect("an info line");
+    info_field(last, "nodes")
+}
+
+#[test]
+fn a_saved_hash_brings_an_analysis_back_in_a_new_process() {
+    let dir = std::env::temp_dir().join(format!("lazuli-hash-protocol-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("analysis.lzh");
+    let fen = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4";
+
+    let mut first = Engine::start();
+    first.send("setoption name Hash value 8");
+    first.send("setoption name Save Hash");
+    let refused = first.sync();
+    assert!(refused.iter().any(|l| l.contains("set the option Hash File")), "{refused:?}");
+    let fresh = nodes_to_depth(&mut first, fen, 13);
+    first.send(&format!("setoption name Hash File value {}", file.display()));
+    first.send("setoption name Save Hash");
+    let saved = first.sync();
+    assert_eq!(saved.iter().filter(|l| l.starts_with("info string")).count(), 1, "{saved:?}");
+    assert!(saved[0].contains("saved the hash (8 MB"), "{saved:?}");
+    drop(first);
+
+    let mut second = Engine::start();
+    second.send(&format!("setoption name Hash File value {}", file.display()));
+    second.send("setoption name Load Hash");
+    let loaded = second.sync();
+    assert!(loaded[0].contains("loaded the hash (8 MB)") && loaded[0].contains("was 16"), "{loaded:?}");
+    // Bad files are refused with one line each and the loaded table stays.
+    let foreign = dir.join("foreign.lzh");
+    std::fs::write(&foreign, b"not a table at all, just some words of text").unwrap();
+    let truncated = dir.join("truncated.lzh");
+    let bytes = std::fs::read(&file).unwrap();
+    std::fs::write(&truncated, &bytes[..bytes.len() / 2]).unwrap();
+    for (bad, reason) in
+        [(dir.join("missing.lzh"), "No such file"), (foreign, "wrong magic"), (truncated, "truncated")]
+    {
+        second.send(&format!("setoption name Hash File value {}", bad.display()));
+        second.send("setoption name Load Hash");
+        let answer = second.sync();
+        let infos: Vec<&String> = answer.iter().filter(|l| l.starts_with("info string")).collect();
+        assert_eq!(infos.len(), 1, "{answer:?}");
+        assert!(infos[0].contains(reason), "{answer:?}");
+    }
+    let again = nodes_to_depth(&mut second, fen, 13);
+    assert!(again * 4 < fresh * 3, "the loaded table saves work: {again} nodes against {fresh} fresh");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn never_clear_hash_keeps_the_table_across_ucinewgame() {
+    let fen = "r2q1rk1/pp2bppp/2n1bn2/3p4/3P4/2NBBN2/PP3PPP/R2Q1RK1 w - - 0 11";
+    let mut engine = Engine::start();
+    let fresh = nodes_to_depth(&mut engine, fen, 12);
+    engine.send("ucinewgame");
+    let cleared = nodes_to_depth(&mut engine, fen, 12);
+    assert_eq!(cleared, fresh, "ucinewgame clears everything: the search repeats itself");
+    engine.send("setoption name Never Clear Hash value true");
+    engine.send("ucinewgame");
+    let kept = nodes_to_depth(&mut engine, fen, 12);
+    assert!(kept * 4 < fresh * 3, "the table was kept: {kept} nodes against {fresh}");
+}

@@ -29,6 +29,9 @@
 //! root on probe (`score_from_tt`).
 
 mod memory;
+mod persist;
+
+pub use persist::TableFile;
 
 use crate::board::Move;
 use memory::ZeroedSlice;
@@ -124,12 +127,17 @@ impl TranspositionTable {
 
     /// A table of about `mb` megabytes, or `None` when the memory cannot be allocated.
     pub fn try_new(mb: usize) -> Option<TranspositionTable> {
-        let buckets = ZeroedSlice::new(Self::bucket_count(mb))?;
+        let buckets = ZeroedSlice::new(Self::buckets_for(mb))?;
         Some(TranspositionTable { buckets, generation: AtomicU8::new(0) })
     }
 
-    fn bucket_count(mb: usize) -> usize {
+    fn buckets_for(mb: usize) -> usize {
         (mb.max(1).saturating_mul(1 << 20) / std::mem::size_of::<Bucket>()).max(1)
+    }
+
+    /// Buckets of 64 bytes.
+    pub fn bucket_count(&self) -> usize {
+        self.buckets.len()
     }
 
     /// Size in megabytes.

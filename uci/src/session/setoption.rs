@@ -1,9 +1,10 @@
 //! `setoption`: each option's effect, and the options that wait for the search to end.
 
-use super::Session;
+use super::{HashIo, Session};
 use crate::options::{self, OptionValue};
 use smp::engine::tb::Tablebases;
 use smp::TbSettings;
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -37,6 +38,21 @@ impl Session {
                 } else {
                     self.pool.clear_hash();
                 }
+            }
+            ("Hash File", OptionValue::String(path)) => self.hash_file = path,
+            ("Never Clear Hash", OptionValue::Check(on)) => self.never_clear_hash = on,
+            ("Save Hash" | "Load Hash", _) => {
+                if self.hash_file.is_empty() {
+                    self.info(&format!("{name}: set the option Hash File to a path first"));
+                    return;
+                }
+                let path = self.hash_file.clone();
+                self.pending_hash_io.push(if name == "Save Hash" {
+                    HashIo::Save(path)
+                } else {
+                    HashIo::Load(path)
+                });
+                self.apply_pending_if_idle();
             }
             ("SyzygyPath", OptionValue::String(path)) => {
                 self.syzygy.path = path;
@@ -133,6 +149,15 @@ impl Session {
         if let Some(mb) = self.pending_hash.take() {
             if let Err(e) = self.pool.set_hash(mb) {
                 self.info(&e);
+            }
+        }
+        for io in std::mem::take(&mut self.pending_hash_io) {
+            let done = match &io {
+                HashIo::Save(path) => self.pool.save_hash(Path::new(path)),
+                HashIo::Load(path) => self.pool.load_hash(Path::new(path)),
+            };
+            match done {
+                Ok(message) | Err(message) => self.info(&message),
             }
         }
     }

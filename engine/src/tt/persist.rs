@@ -1,0 +1,248 @@
+//! Saving the table to a file and loading it back, for analysis that outlives the process.
+//!
+//! # File format (little-endian)
+//! | offset | size | field |
+//! | --- | --- | --- |
+//! | 0 | 4 | magic `LZTT` |
+//! | 4 | 4 | u32 version, 1 |
+//! | 8 | 4 | u32 bytes per bucket, 64 |
+//! | 12 | 4 | u32 entries per bucket, 6 |
+//! | 16 | 8 | u64 bucket count |
+//! | 24 | 1 | u8 generation, then 7 zero bytes |
+//! | 32 | 8 | u64 checksum of everything after the header |
+//! | 40 | 64 per bucket | the six entry words (u64), the six evaluations (u16), 4 zero bytes |
+//!
+//! A save goes to a temporary file beside the target that is renamed over it only once it is
+//! complete, so an interrupted save never leaves a damaged file under the real name. A load
+//! reads the whole file and checks it before it touches the table, so a bad file leaves the
+//! table as it was.
+
+use super::{Bucket, TranspositionTable, ENTRIES_PER_BUCKET};
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+
+const MAGIC: &[u8; 4] = b"LZTT";
+const VERSION: u32 = 1;
+const HEADER_BYTES: u64 = 40;
+const BUCKET_BYTES: usize = 64;
+/// Buckets per read or write.
+const CHUNK_BUCKETS: usize = 16_384;
+
+/// What a file's header says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TableFile {
+    pub buckets: u64,
+    pub generation: u8,
+    checksum: u64,
+}
+
+impl TableFile {
+    /// The size of the table the file holds, in megabytes.
+    pub fn size_mb(&self) -> u64 {
+        (self.buckets * BUCKET_BYTES as u64) >> 20
+    }
+}
+
+/// A 64-bit checksum of a sequence of 8-byte words, fast enough for tables of many gigabytes.
+#[derive(Clone, Copy)]
+struct Checksum(u64);
+
+impl Checksum {
+    fn new() -> Checksum {
+        Checksum(0x243f_6a88_85a3_08d3)
+    }
+
+    fn add(&mut self, bytes: &[u8]) {
+        for word in bytes.chunks_exact(8) {
+            let word = u64::from_le_bytes(word.try_into().expect("8 bytes"));
+            self.0 = (self.0.rotate_left(23) ^ word).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        }
+    }
+}
+
+fn encode_bucket(bucket: &Bucket, out: &mut [u8]) {
+    for (i, word) in bucket.words.iter().enumerate() {
+        out[i * 8..i * 8 + 8].copy_from_slice(&word.load(Ordering::Relaxed).to_le_bytes());
+    }
+    for (i, eval) in bucket.evals.iter().enumerate() {
+        let at = 8 * ENTRIES_PER_BUCKET + i * 2;
+        out[at..at + 2].copy_from_slice(&eval.load(Ordering::Relaxed).to_le_bytes());
+    }
+    out[8 * ENTRIES_PER_BUCKET + 2 * ENTRIES_PER_BUCKET..].fill(0);
+}
+
+fn decode_bucket(bytes: &[u8], bucket: &Bucket) {
+    for (i, word) in bucket.words.iter().enumerate() {
+        word.store(
+            u64::from_le_bytes(bytes[i * 8..i * 8 + 8].try_into().expect("8 bytes")),
+            Ordering::Relaxed,
+        );
+    }
+    for (i, eval) in bucket.evals.iter().enumerate() {
+        let at = 8 * ENTRIES_PER_BUCKET + i * 2;
+        eval.store(u16::from_le_bytes([bytes[at], bytes[at + 1]]), Ordering::Relaxed);
+    }
+}
+
+impl TranspositionTable {
+    /// Writes the table to `writer` in the file format above (`writer` must be at its start).
+    pub fn save_to(&self, writer: &mut (impl Write + Seek)) -> std::io::Result<()> {
+        let mut header = Vec::with_capacity(HEADER_BYTES as usize);
+        header.extend_from_slice(MAGIC);
+        header.extend_from_slice(&VERSION.to_le_bytes());
+        header.extend_from_slice(&(BUCKET_BYTES as u32).to_le_bytes());
+        header.extend_from_slice(&(ENTRIES_PER_BUCKET as u32).to_le_bytes());
+        header.extend_from_slice(&(self.buckets.len() as u64).to_le_bytes());
+        header.push(self.generation.load(Ordering::Relaxed));
+        header.extend_from_slice(&[0; 7]);
+        header.extend_from_slice(&[0; 8]);
+        writer.write_all(&header)?;
+        let mut checksum = Checksum::new();
+        let mut buffer = vec![0u8; CHUNK_BUCKETS * BUCKET_BYTES];
+        for chunk in self.buckets.chunks(CHUNK_BUCKETS) {
+            let bytes = &mut buffer[..chunk.len() * BUCKET_BYTES];
+            for (bucket, out) in chunk.iter().zip(bytes.chunks_exact_mut(BUCKET_BYTES)) {
+                encode_bucket(bucket, out);
+            }
+            checksum.add(bytes);
+            writer.write_all(bytes)?;
+        }
+        writer.seek(SeekFrom::Start(HEADER_BYTES - 8))?;
+        writer.write_all(&checksum.0.to_le_bytes())?;
+        writer.flush()
+    }
+
+    /// Saves the table to `path` through a temporary file renamed over it when complete.
+    /// Returns the bytes written. On any error the temporary file is removed and a file
+    /// already at `path` is left as it was.
+    pub fn save(&self, path: &Path) -> Result<u64, String> {
+        let name = path.file_name().ok_or_else(|| format!("'{}' is not a file name", path.display()))?;
+        let mut temporary = PathBuf::from(path);
+        temporary.set_file_name(format!(".{}.{}.partial", name.to_string_lossy(), std::process::id()));
+        let written = (|| -> std::io::Result<u64> {
+            let mut file = BufWriter::with_capacity(1 << 20, File::create(&temporary)?);
+            self.save_to(&mut file)?;
+            let file = file.into_inner().map_err(|e| e.into_error())?;
+            file.sync_all()?;
+            std::fs::rename(&temporary, path)?;
+            Ok(HEADER_BYTES + (self.buckets.len() * BUCKET_BYTES) as u64)
+        })();
+        written.map_err(|e| {
+            let _ = std::fs::remove_file(&temporary);
+            format!("cannot save the hash to '{}': {e}", path.display())
+        })
+    }
+
+    /// Reads and checks the whole file at `path` (header, length, checksum) without touching
+    /// any table.
+    pub fn check_file(path: &Path) -> Result<TableFile, String> {
+        let fail = |what: String| format!("cannot load the hash from '{}': {what}", path.display());
+        let file = File::open(path).map_err(|e| fail(e.to_string()))?;
+        let length = file.metadata().map_err(|e| fail(e.to_string()))?.len();
+        let mut reader = BufReader::with_capacity(1 << 20, file);
+        let header = read_header(&mut reader, length).map_err(fail)?;
+        let mut checksum = Checksum::new();
+        let mut buffer = vec![0u8; CHUNK_BUCKETS * BUCKET_BYTES];
+        let mut left = header.buckets;
+        while left > 0 {
+            let bytes = &mut buffer[..(left.min(CHUNK_BUCKETS as u64) as usize) * BUCKET_BYTES];
+            reader.read_exact(bytes).map_err(|e| fail(e.to_string()))?;
+            checksum.add(bytes);
+            left -= (bytes.len() / BUCKET_BYTES) as u64;
+        }
+        if checksum.0 != header.checksum {
+            return Err(fail("the checksum does not match: the file is corrupt".to_string()));
+        }
+        Ok(header)
+    }
+
+    /// Loads a file that `check_file` accepted into this table, which must have the file's
+    /// bucket count. If the file changed since it was checked, the table is cleared and the
+    /// error says so.
+    pub fn load(&self, path: &Path, expected: &TableFile) -> Result<(), String> {
+        let fail = |what: String| format!("cannot load the hash from '{}': {what}", path.display());
+        if expected.buckets != self.buckets.len() as u64 {
+            return Err(fail(format!(
+                "it holds {} buckets, the table {}",
+                expected.buckets,
+                self.buckets.len()
+            )));
+        }
+        let loaded = (|| -> Result<(), String> {
+            let file = File::open(path).map_err(|e| e.to_string())?;
+            let length = file.metadata().map_err(|e| e.to_string())?.len();
+            let mut reader = BufReader::with_capacity(1 << 20, file);
+            if read_header(&mut reader, length)? != *expected {
+                return Err("the file changed while it was loaded".to_string());
+            }
+            let mut checksum = Checksum::new();
+            let mut buffer = vec![0u8; CHUNK_BUCKETS * BUCKET_BYTES];
+            for chunk in self.buckets.chunks(CHUNK_BUCKETS) {
+                let bytes = &mut buffer[..chunk.len() * BUCKET_BYTES];
+                reader.read_exact(bytes).map_err(|e| e.to_string())?;
+                checksum.add(bytes);
+                for (bucket, data) in chunk.iter().zip(bytes.chunks_exact(BUCKET_BYTES)) {
+                    decode_bucket(data, bucket);
+                }
+            }
+            if checksum.0 != expected.checksum {
+                return Err("the file changed while it was loaded".to_string());
+            }
+            self.generation.store(expected.generation, Ordering::Relaxed);
+            Ok(())
+        })();
+        loaded.map_err(|e| {
+            self.clear(1);
+            fail(format!("{e}; the table was cleared"))
+        })
+    }
+
+    /// A table with exactly `buckets` buckets (a loaded file's size), or `None` when the memory
+    /// cannot be had.
+    pub fn try_with_buckets(buckets: u64) -> Option<TranspositionTable> {
+        let buckets = usize::try_from(buckets).ok()?;
+        let buckets = super::memory::ZeroedSlice::new(buckets)?;
+        Some(TranspositionTable { buckets, generation: std::sync::atomic::AtomicU8::new(0) })
+    }
+}
+
+fn read_header(reader: &mut impl Read, length: u64) -> Result<TableFile, String> {
+    let mut header = [0u8; HEADER_BYTES as usize];
+    if length < HEADER_BYTES {
+        return Err(format!("{length} bytes is too short for a Lazuli hash file"));
+    }
+    reader.read_exact(&mut header).map_err(|e| e.to_string())?;
+    let u32_at = |at: usize| u32::from_le_bytes(header[at..at + 4].try_into().expect("4 bytes"));
+    let u64_at = |at: usize| u64::from_le_bytes(header[at..at + 8].try_into().expect("8 bytes"));
+    if &header[0..4] != MAGIC {
+        return Err("not a Lazuli hash file (wrong magic)".to_string());
+    }
+    if u32_at(4) != VERSION {
+        return Err(format!("hash file version {}, this build reads version {VERSION}", u32_at(4)));
+    }
+    if u32_at(8) != BUCKET_BYTES as u32 || u32_at(12) != ENTRIES_PER_BUCKET as u32 {
+        return Err(format!(
+            "entry layout of {} bytes per bucket and {} entries, this build uses {BUCKET_BYTES} and {ENTRIES_PER_BUCKET}",
+            u32_at(8),
+            u32_at(12)
+        ));
+    }
+    let buckets = u64_at(16);
+    let expected = buckets.checked_mul(BUCKET_BYTES as u64).and_then(|b| b.checked_add(HEADER_BYTES));
+    if buckets == 0 || expected != Some(length) {
+        return Err(format!(
+            "the header announces {buckets} buckets ({} bytes), the file has {length} bytes: it is truncated or damaged",
+            expected.map_or("too many".to_string(), |e| e.to_string())
+        ));
+    }
+    let generation = header[24];
+    if generation >= super::GENERATION_CYCLE || header[25..32].iter().any(|&b| b != 0) {
+        return Err("damaged header (generation field)".to_string());
+    }
+    Ok(TableFile { buckets, generation, checksum: u64_at(32) })
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,184 @@
+use super::super::{TranspositionTable, BOUND_EXACT, BOUND_LOWER};
+use super::*;
+use crate::board::{Move, Square};
+use std::io::Cursor;
+
+fn temp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("lazuli-hashfile-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir.join(name)
+}
+
+/// A 1 MB table with a few thousand entries of every kind.
+fn filled_table() -> (TranspositionTable, Vec<u64>) {
+    let tt = TranspositionTable::new(1);
+    tt.new_search();
+    tt.new_search();
+    let mut key = 0x1234_5678_9abc_def0u64;
+    let mut keys = Vec::new();
+    for i in 0..5_000i32 {
+        key = key.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        let mv = Move::new(Square::new((i % 64) as u8), Square::new(((i * 7 + 1) % 64) as u8), 0);
+        let bound = if i % 2 == 0 { BOUND_EXACT } else { BOUND_LOWER };
+        tt.store(key, 0, mv, i % 900 - 450, i % 300 - 150, i % 30, bound, i % 3 == 0);
+        keys.push(key);
+    }
+    (tt, keys)
+}
+
+fn raw(tt: &TranspositionTable) -> Vec<u8> {
+    let mut out = vec![0; tt.buckets.len() * BUCKET_BYTES];
+    for (bucket, bytes) in tt.buckets.iter().zip(out.chunks_exact_mut(BUCKET_BYTES)) {
+        encode_bucket(bucket, bytes);
+    }
+    out
+}
+
+fn saved_bytes(tt: &TranspositionTable) -> Vec<u8> {
+    let mut file = Cursor::new(Vec::new());
+    tt.save_to(&mut file).expect("in memory");
+    file.into_inner()
+}
+
+#[test]
+fn save_and_load_round_trip_bit_for_bit() {
+    let (tt, keys) = filled_table();
+    let path = temp("round-trip.lzh");
+    let bytes = tt.save(&path).expect("saved");
+    assert_eq!(bytes, std::fs::metadata(&path).unwrap().len());
+    let header = TranspositionTable::check_file(&path).expect("a good file");
+    assert_eq!(header.size_mb(), 1);
+    let loaded = TranspositionTable::try_with_buckets(header.buckets).expect("memory");
+    loaded.load(&path, &header).expect("loaded");
+    assert!(raw(&loaded) == raw(&tt), "every bucket comes back as it was");
+    assert_eq!(loaded.generation.load(Ordering::Relaxed), tt.generation.load(Ordering::Relaxed));
+    let mut found = 0;
+    for key in keys {
+        assert_eq!(loaded.probe(key, 0), tt.probe(key, 0));
+        found += usize::from(tt.probe(key, 0).is_some());
+    }
+    assert!(found > 3_000, "most entries are kept: {found}");
+    let _ = std::fs::remove_file(path);
+}
+
+#[test]
+fn every_bad_file_is_refused_with_its_reason_and_the_table_is_kept() {
+    let (tt, _) = filled_table();
+    let good = saved_bytes(&tt);
+    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+        ("truncated", good[..good.len() - 1].to_vec(), "truncated"),
+        ("longer", [good.clone(), vec![0; 64]].concat(), "truncated or damaged"),
+        (
+            "corrupt",
+            {
+                let mut b = good.clone();
+                b[40 + 64 * 100 + 3] ^= 0x10;
+                b
+            },
+            "checksum",
+        ),
+        (
+            "version",
+            {
+                let mut b = good.clone();
+                b[4] = 2;
+                b
+            },
+            "version 2",
+        ),
+        (
+            "layout",
+            {
+                let mut b = good.clone();
+                b[12] = 4;
+                b
+            },
+            "entry layout",
+        ),
+        ("foreign", b"position startpos moves e2e4 e7e5 g1f3 b8c6 f1b5 a7a6 b5a4".to_vec(), "wrong magic"),
+        ("tiny", b"LZTT".to_vec(), "too short"),
+        ("empty", Vec::new(), "too short"),
+    ];
+    let (target, _) = filled_table();
+    let before = raw(&target);
+    for (name, bytes, reason) in cases {
+        let path = temp(&format!("{name}.lzh"));
+        std::fs::write(&path, bytes).unwrap();
+        let error = TranspositionTable::check_file(&path).expect_err(name);
+        assert!(error.contains(reason), "{name}: {error}");
+        assert!(error.contains(&path.display().to_string()), "{name}: the message names the file");
+        let _ = std::fs::remove_file(path);
+    }
+    let missing = TranspositionTable::check_file(&temp("no-such-file.lzh")).expect_err("missing");
+    assert!(missing.contains("No such file"), "{missing}");
+    assert!(raw(&target) == before, "nothing touched the table");
+}
+
+/// A disk that fills up after `room` bytes.
+struct FullDisk {
+    written: Cursor<Vec<u8>>,
+    room: usize,
+}
+
+impl Write for FullDisk {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self.written.get_ref().len() + buf.len() > self.room {
+            return Err(std::io::Error::new(std::io::ErrorKind::StorageFull, "no space left on device"));
+        }
+        self.written.write(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Seek for FullDisk {
+    fn seek(&mut self, pos: SeekFrom) -> std::io::Result<u64> {
+        self.written.seek(pos)
+    }
+}
+
+#[test]
+fn a_failed_save_reports_and_leaves_the_old_file() {
+    let (tt, _) = filled_table();
+    let mut disk = FullDisk { written: Cursor::new(Vec::new()), room: 100_000 };
+    let error = tt.save_to(&mut disk).expect_err("the disk is full");
+    assert_eq!(error.kind(), std::io::ErrorKind::StorageFull);
+
+    let nowhere = temp("no-such-dir").join("table.lzh");
+    let error = tt.save(&nowhere).expect_err("no such directory");
+    assert!(error.contains("cannot save the hash"), "{error}");
+    let is_dir = temp("a-directory.lzh");
+    std::fs::create_dir_all(&is_dir).unwrap();
+    assert!(tt.save(&is_dir).is_err(), "a directory is not replaced");
+    let _ = std::fs::remove_dir(&is_dir);
+
+    // An existing file is replaced only by a complete save.
+    let own_dir = temp("kept");
+    std::fs::create_dir_all(&own_dir).unwrap();
+    let path = own_dir.join("kept.lzh");
+    let other = TranspositionTable::new(1);
+    other.save(&path).expect("saved");
+    tt.save(&path).expect("saved over it");
+    assert!(TranspositionTable::check_file(&path).is_ok());
+    let leftovers: Vec<_> = std::fs::read_dir(path.parent().unwrap())
+        .unwrap()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".partial"))
+        .collect();
+    assert!(leftovers.is_empty(), "no temporary file is left behind");
+    let _ = std::fs::remove_dir_all(own_dir);
+}
+
+#[test]
+fn a_file_of_another_size_is_loaded_only_into_a_table_of_its_size() {
+    let (tt, _) = filled_table();
+    let path = temp("sizes.lzh");
+    tt.save(&path).unwrap();
+    let header = TranspositionTable::check_file(&path).unwrap();
+    let bigger = TranspositionTable::new(2);
+    let error = bigger.load(&path, &header).expect_err("sizes differ");
+    assert!(error.contains("buckets"), "{error}");
+    let _ = std::fs::remove_file(path);
+}
