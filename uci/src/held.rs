@@ -7,13 +7,18 @@
 //! input only between searches (Stockfish does). `isready`, `stop` and `quit` are never held:
 //! `isready` is answered at once, `stop` ends the current search and marks every held line, so
 //! each `go` held before it is stopped as soon as it starts, and `quit` drops what is held.
+//!
+//! Nothing is ever dropped. The limits below bound memory instead: once they are reached
+//! behind a search that ends by itself, the input loop stops reading until that search has
+//! ended, so a writer that outpaces the engine is held back by the pipe. Behind a search that
+//! waits for `stop`, reading goes on past them (the `stop` is somewhere further in the input).
 
 use crate::command::{ParseError, Parsed};
 use std::collections::VecDeque;
 
-/// Most lines held at once.
+/// Lines held before reading pauses.
 pub const MAX_HELD_LINES: usize = 1024;
-/// Most bytes held at once (a line itself may take up to 1 MiB).
+/// Bytes held before reading pauses (a line itself may take up to 1 MiB).
 pub const MAX_HELD_BYTES: usize = 16 << 20;
 
 /// A line waiting for the search, as read (parsed once, when it arrived), and whether a
@@ -40,19 +45,15 @@ impl HeldLines {
         self.lines.len()
     }
 
-    /// Hold `line`, read as `parsed`, unless that would pass either limit (then the error
-    /// says so).
-    pub fn push(&mut self, line: &str, parsed: Result<Parsed, ParseError>) -> Result<(), String> {
-        if self.lines.len() >= MAX_HELD_LINES || self.bytes + line.len() > MAX_HELD_BYTES {
-            return Err(format!(
-                "{} commands already wait for the search ({} bytes); this one is dropped",
-                self.lines.len(),
-                self.bytes
-            ));
-        }
+    /// Hold `line`, read as `parsed`.
+    pub fn push(&mut self, line: &str, parsed: Result<Parsed, ParseError>) {
         self.bytes += line.len();
         self.lines.push_back(HeldLine { line: line.to_string(), parsed, stopped: false });
-        Ok(())
+    }
+
+    /// Whether either limit is reached (reading should pause while the search runs).
+    pub fn is_full(&self) -> bool {
+        self.lines.len() >= MAX_HELD_LINES || self.bytes >= MAX_HELD_BYTES
     }
 
     /// A `stop` arrived: every line held so far is to be stopped once it starts a search.
@@ -83,17 +84,17 @@ mod tests {
     use super::*;
     use crate::command::parse_line;
 
-    fn hold(held: &mut HeldLines, line: &str) -> Result<(), String> {
-        held.push(line, parse_line(line))
+    fn hold(held: &mut HeldLines, line: &str) {
+        held.push(line, parse_line(line));
     }
 
     #[test]
     fn lines_come_back_in_order_and_a_stop_marks_only_those_before_it() {
         let mut held = HeldLines::default();
-        hold(&mut held, "go depth 5").unwrap();
-        hold(&mut held, "position startpos").unwrap();
+        hold(&mut held, "go depth 5");
+        hold(&mut held, "position startpos");
         held.stop_all();
-        hold(&mut held, "go depth 3").unwrap();
+        hold(&mut held, "go depth 3");
         assert_eq!(held.len(), 3);
         assert_eq!(held.front().map(|h| h.line.as_str()), Some("go depth 5"));
         let order: Vec<(String, bool)> = std::iter::from_fn(|| held.pop())
@@ -114,22 +115,26 @@ mod tests {
     }
 
     #[test]
-    fn a_full_queue_refuses_more_and_accepts_again_once_drained() {
+    fn a_full_queue_says_so_keeps_everything_and_empties_again() {
         let mut held = HeldLines::default();
-        for _ in 0..MAX_HELD_LINES {
-            hold(&mut held, "go depth 1").unwrap();
+        for _ in 0..MAX_HELD_LINES - 1 {
+            hold(&mut held, "go depth 1");
         }
-        let refused = hold(&mut held, "go depth 1").unwrap_err();
-        assert!(refused.contains("1024 commands already wait"), "{refused}");
+        assert!(!held.is_full());
+        hold(&mut held, "go depth 1");
+        assert!(held.is_full());
+        hold(&mut held, "go depth 2");
+        assert_eq!(held.len(), MAX_HELD_LINES + 1, "nothing is dropped");
         held.pop();
-        hold(&mut held, "go depth 1").unwrap();
+        held.pop();
+        assert!(!held.is_full());
         held.clear();
         let big = "x".repeat(MAX_HELD_BYTES / 2);
-        hold(&mut held, &big).unwrap();
-        hold(&mut held, &big).unwrap();
-        assert!(hold(&mut held, "y").is_err(), "the byte limit holds");
+        hold(&mut held, &big);
+        assert!(!held.is_full());
+        hold(&mut held, &big);
+        assert!(held.is_full(), "the byte limit counts");
         held.clear();
-        assert!(held.is_empty());
-        hold(&mut held, "y").unwrap();
+        assert!(held.is_empty() && !held.is_full());
     }
 }

@@ -24,8 +24,10 @@ impl Output {
         Output { sink: Arc::new(Mutex::new(sink)) }
     }
 
-    /// Write one line (or several joined by newlines) and flush. Output errors (a closed pipe)
-    /// are ignored: there is no one left to tell. Every line also goes to the debug log.
+    /// Write one line (or several joined by newlines) and flush. Every line also goes to the
+    /// debug log. When the line cannot be written (the GUI closed the engine's output), the
+    /// process ends: nobody can read a result any more, and a search left running would keep
+    /// every core busy.
     ///
     /// The debug log gets the line first, outside the lock, so that it holds every line a
     /// client may already have read; the lock is held only for the write itself: a thread
@@ -42,8 +44,10 @@ impl Output {
         }
         let mut sink = self.sink.lock();
         first();
-        let _ = writeln!(sink, "{text}");
-        let _ = sink.flush();
+        if writeln!(sink, "{text}").and_then(|()| sink.flush()).is_err() {
+            tracing::info!("output closed; quitting");
+            std::process::exit(0);
+        }
     }
 
     pub fn info_string(&self, text: &str) {

@@ -8,7 +8,7 @@
 
 use crate::output::Output;
 use crate::session::{Flow, Session};
-use crossbeam_channel::unbounded;
+use crossbeam_channel::{bounded, unbounded};
 use std::io::{BufRead, BufReader, Read};
 use std::time::Instant;
 
@@ -16,6 +16,8 @@ use std::time::Instant;
 pub const MAX_LINE: usize = 1 << 20;
 /// Bytes read from the input at a time.
 const CHUNK: usize = 64 << 10;
+/// Lines read ahead of the session.
+const INBOX_LINES: usize = 64;
 
 /// What the reader hands to the session.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -29,7 +31,9 @@ pub fn run_stdio() {
     if let Err(e) = crate::log::init_from_env() {
         eprintln!("{e}");
     }
-    let (lines, inbox) = unbounded::<(Input, Instant)>();
+    // Bounded, so that the input thread (and the writer behind the pipe) waits while the
+    // session reads no input (`Session::reads_input`).
+    let (lines, inbox) = bounded::<(Input, Instant)>(INBOX_LINES);
     let mut session = Session::new(Output::stdout());
     // `stop` acts the moment it is read: with many search threads on few cores, waiting for
     // the session thread to be scheduled would add to the latency.
@@ -56,9 +60,11 @@ pub fn run_stdio() {
     session.on_search_end(move || {
         let _ = ended.send(());
     });
+    let paused = crossbeam_channel::never();
     loop {
+        let input = if session.reads_input() { &inbox } else { &paused };
         crossbeam_channel::select! {
-            recv(inbox) -> next => {
+            recv(input) -> next => {
                 let Ok((input, received)) = next else { break };
                 let flow = match input {
                     Input::Line(line) => session.handle_line(&line, received),

@@ -150,15 +150,21 @@ impl Session {
         self.resume();
         let parsed = parse_line(line);
         if self.holds(&parsed) {
-            if let Err(e) = self.held.push(line, parsed) {
-                self.info(&e);
-            }
+            self.held.push(line, parsed);
             return Flow::Continue;
         }
         if matches!(parsed, Ok(Parsed { command: Command::Stop, .. })) {
             self.held.stop_all();
         }
         self.handle_parsed(parsed, line, received)
+    }
+
+    /// Whether the input loop should read more now: not while the held lines are at their
+    /// limit behind a search that ends by itself (it will end, and the lines with it), so a
+    /// writer that outpaces the engine waits on the pipe; always behind a search that waits
+    /// for `stop`, which can only come from the input.
+    pub fn reads_input(&self) -> bool {
+        !(self.held.is_full() && self.is_searching() && !self.waits_for_stop())
     }
 
     /// Whether a line must wait for the current search: a `go` or `ucinewgame` while a search

@@ -696,3 +696,79 @@ fn never_clear_hash_keeps_the_table_across_ucinewgame() {
     let kept = nodes_to_depth(&mut engine, fen, 12);
     assert!(kept * 4 < fresh * 3, "the table was kept: {kept} nodes against {fresh}");
 }
+
+fn spawn_piped() -> Child {
+    Command::new(env!("CARGO_BIN_EXE_lazuli"))
+        .env_remove("LAZULI_LOG")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start lazuli")
+}
+
+#[test]
+fn a_script_that_outpaces_the_engine_gets_every_command_answered() {
+    const PAIRS: usize = 3_000;
+    let mut child = spawn_piped();
+    let mut stdin = child.stdin.take().expect("stdin");
+    let stdout = child.stdout.take().expect("stdout");
+    // The writer may be held back by the pipe; it must not be refused or dropped.
+    let writer = std::thread::spawn(move || {
+        let mut script = String::new();
+        for i in 0..PAIRS {
+            script.push_str(if i % 2 == 0 {
+                "position startpos\n"
+            } else {
+                "position startpos moves e2e4\n"
+            });
+            script.push_str("go nodes 1\n");
+        }
+        script.push_str("isready\n");
+        stdin.write_all(script.as_bytes()).expect("the engine reads everything");
+        stdin
+    });
+    let mut bestmoves = 0;
+    let mut dropped = Vec::new();
+    for line in BufReader::new(stdout).lines() {
+        let line = line.expect("a line");
+        if line.starts_with("bestmove") {
+            bestmoves += 1;
+        } else if line.starts_with("info string") {
+            dropped.push(line);
+        } else if line == "readyok" && bestmoves == PAIRS {
+            break;
+        }
+        if bestmoves == PAIRS {
+            break;
+        }
+    }
+    let mut stdin = writer.join().expect("writer");
+    let _ = writeln!(stdin, "quit");
+    let _ = child.wait();
+    assert!(dropped.is_empty(), "{:?}", &dropped[..dropped.len().min(3)]);
+    assert_eq!(bestmoves, PAIRS);
+}
+
+#[test]
+fn a_gui_that_closes_the_engines_output_ends_the_engine() {
+    let mut child = spawn_piped();
+    drop(child.stdout.take());
+    let mut stdin = child.stdin.take().expect("stdin");
+    writeln!(stdin, "uci\nsetoption name Threads value 2\nposition startpos\ngo infinite").expect("input");
+    stdin.flush().expect("flush");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break Some(status);
+        }
+        if Instant::now() > deadline {
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(status.is_some_and(|s| s.success()), "still running (or failed) with nobody reading: {status:?}");
+    drop(stdin);
+}
