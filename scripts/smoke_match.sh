@@ -21,6 +21,7 @@
 # result is checked twice: match.py's exit status (2 on a bug) and its JSON summary (every game
 # played, no bug, not stopped).
 set -euo pipefail
+case "${1:-}" in -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;; esac
 # Paths given by the caller are relative to the caller's directory.
 binary_arg="${1:+$(realpath -m -- "$1")}"
 out="${SMOKE_OUT:+$(realpath -m -- "$SMOKE_OUT")}"

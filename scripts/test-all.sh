@@ -7,6 +7,10 @@
 # Python packages are installed into .venv, pinned by tests/python/requirements.txt and
 # scripts/requirements.txt.
 set -euo pipefail
+case "${1:-}" in
+    -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
+    ?*) echo "test-all: takes no arguments (--help)" >&2; exit 2 ;;
+esac
 cd "$(dirname "$0")/.."
 
 cargo fmt --all -- --check
