@@ -1,6 +1,6 @@
-//! Drives the real `lazuli` binary over UCI: handshake, bad input, terminal positions, stop.
-//! Where a test depends on a search having started or having reached a depth, it waits for the
-//! engine's own `info` lines, not for a fixed time.
+//! Drives the real `lazuli` binary over UCI: handshake, bad input, terminal positions, stop,
+//! reproducible searches. Where a test depends on a search having started or having reached a
+//! depth, it waits for the engine's own `info` lines, not for a fixed time.
 
 use smp::engine::board::Position;
 use smp::engine::movegen::legal_moves;
@@ -680,5 +680,57 @@ fn threads_and_hash_change_between_searches_and_quit_is_prompt() {
         }
         assert!(start.elapsed() < Duration::from_secs(5), "quit took too long");
         std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// A search's output without what depends on the clock: each `info` line less its `time` and
+/// `nps` fields, and `bestmove`.
+fn timeless(lines: &[String]) -> Vec<String> {
+    lines
+        .iter()
+        .map(|line| {
+            let mut words = line.split_whitespace();
+            let mut kept = Vec::new();
+            while let Some(word) = words.next() {
+                if line.starts_with("info ") && (word == "time" || word == "nps") {
+                    words.next();
+                } else {
+                    kept.push(word);
+                }
+            }
+            kept.join(" ")
+        })
+        .collect()
+}
+
+#[test]
+fn a_search_repeats_itself_after_ucinewgame() {
+    // One search in each of three kinds of position: the opening, a middlegame, an endgame.
+    const SEARCHES: [(&str, &str); 3] = [
+        ("position startpos moves e2e4 c7c5 g1f3", "go nodes 40000"),
+        ("position fen r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R2QKB1R w KQ - 0 8", "go nodes 60000"),
+        ("position fen 8/5pk1/6p1/3R4/5P2/6K1/r7/8 b - - 0 45", "go nodes 40000"),
+    ];
+    let play = |engine: &mut Engine, (position, go): (&str, &str)| {
+        engine.send("ucinewgame");
+        engine.send(position);
+        engine.send(go);
+        timeless(&engine.read_until("bestmove", Duration::from_secs(30)))
+    };
+    let mut engine = Engine::start();
+    engine.send("setoption name Threads value 1");
+    let first: Vec<Vec<String>> = SEARCHES.iter().map(|&s| play(&mut engine, s)).collect();
+    for (search, lines) in SEARCHES.iter().zip(&first) {
+        assert!(lines.iter().filter(|l| l.starts_with("info depth")).count() >= 5, "{search:?}: {lines:?}");
+    }
+    // The same searches again in the same process, in another order, each after the others
+    // have filled the table and the histories: `ucinewgame` must forget all of it.
+    for i in [2, 0, 1] {
+        assert_eq!(play(&mut engine, SEARCHES[i]), first[i], "{:?} again after ucinewgame", SEARCHES[i]);
+    }
+    // And in a new process.
+    let mut fresh = Engine::start();
+    for i in 0..SEARCHES.len() {
+        assert_eq!(play(&mut fresh, SEARCHES[i]), first[i], "{:?} in a new process", SEARCHES[i]);
     }
 }
