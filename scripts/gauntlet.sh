@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Gauntlet of one Lazuli binary against the Debian engine ladder (see scripts/README.md).
+# Gauntlet of one Lazuli binary against the Debian engine ladder (see docs/tools.md).
 #
 #   scripts/gauntlet.sh BINARY OUT_PREFIX [extra match.py arguments...]
 #
