@@ -1,11 +1,17 @@
 #!/usr/bin/env bash
-# Gauntlet of one Lazuli binary against the Debian engine ladder (see scripts/README.md).
+# Gauntlet of one Lazuli binary against the Debian engine ladder (see docs/tools.md).
 #
 #   scripts/gauntlet.sh BINARY OUT_PREFIX [extra match.py arguments...]
 #
 # TC (default 10+0.1), PAIRS (default 100 per opponent), HASH (default 16 MB).
 # Writes OUT_PREFIX.pgn, OUT_PREFIX.json and, if an engine misbehaves, OUT_PREFIX.pgn.bugs.txt.
 set -euo pipefail
+usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }
+case "${1:-}" in -h|--help) usage; exit 0 ;; esac
+if [[ $# -lt 2 ]]; then
+    usage >&2
+    exit 2
+fi
 here="$(cd "$(dirname "$0")" && pwd)"
 python="${PYTHON:-$here/../.venv/bin/python}"
 binary="$1"

@@ -13,7 +13,7 @@ Recipe (deterministic for a given seed, engine build and node counts):
 4. Write each kept position as EPD with ``ce`` (centipawns for the side to move), ``c0`` (the
    line that led to it, in UCI notation), ``hmvc`` and ``fmvn``.
 
-Example (the command that produced scripts/openings.epd is in scripts/README.md):
+Example (the command that produced scripts/openings.epd is in docs/tools.md):
 
     .venv/bin/python scripts/make_openings.py --count 250 --seed 1 --output scripts/openings.epd
 """

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Engine-vs-engine matches over UCI (python-chess). See scripts/README.md.
+"""Engine-vs-engine matches over UCI (python-chess). See docs/tools.md.
 
 Example: Lazuli against Toga II at 10+0.1 s, 100 pairs from the project's openings:
 

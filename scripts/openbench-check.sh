@@ -3,7 +3,13 @@
 # variables a worker passes), run `<EXE> bench`, and read the node count and speed from the last
 # line. Fails if the build or the bench output does not work, or if the native build's node
 # count differs from the portable build's (the bench must be deterministic everywhere).
+#
+# usage: scripts/openbench-check.sh        (no arguments)
 set -euo pipefail
+case "${1:-}" in
+    -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
+    ?*) echo "openbench-check: takes no arguments (--help)" >&2; exit 2 ;;
+esac
 cd "$(dirname "$0")/.."
 
 work=$(mktemp -d)

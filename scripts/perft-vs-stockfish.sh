@@ -9,6 +9,7 @@
 # env:   STOCKFISH=/path/to/stockfish   LAZULI=/path/to/lazuli (otherwise built here)
 #        CARGO_TARGET_DIR is honoured when building.
 set -euo pipefail
+case "${1:-}" in -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;; esac
 cd "$(dirname "$0")/.."
 
 rounds="${1:-5}"

@@ -36,6 +36,7 @@ in position 18 of the 24, `8/8/8/5N2/8/p7/8/2NK3k w`). Example:
 
 import argparse
 import math
+import random
 import re
 import statistics
 import subprocess
@@ -46,8 +47,40 @@ from dataclasses import dataclass, field
 
 import chess
 import chess.engine
+import chess.pgn
 
-from vote_study import MATE_CP, judge, sample_positions
+# Reference scores are clipped here, so that one mate does not outweigh every other position.
+MATE_CP = 1000
+
+
+def sample_positions(paths, first_ply, last_ply, every, limit, seed):
+    """Distinct positions (FEN) from the games' main lines, every `every` plies in a range."""
+    seen, fens = set(), []
+    for path in paths:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            while (game := chess.pgn.read_game(handle)) is not None:
+                board = game.board()
+                for ply, move in enumerate(game.mainline_moves()):
+                    board.push(move)
+                    if first_ply <= ply + 1 <= last_ply and (ply + 1) % every == 0:
+                        key = board.epd()
+                        if key not in seen and not board.is_game_over():
+                            seen.add(key)
+                            fens.append(board.fen())
+    random.Random(seed).shuffle(fens)
+    return fens[:limit]
+
+
+def judge(engine, board, moves, limit):
+    """Reference scores (centipawns, side to move, mates clipped) of `moves` in `board`."""
+    infos = engine.analyse(board, limit, multipv=len(moves), root_moves=moves)
+    scores = {}
+    for info in infos:
+        if info.get("pv"):
+            score = info.get("score")
+            cp = score.pov(board.turn).score(mate_score=100_000) if score else 0
+            scores[info["pv"][0]] = max(-MATE_CP, min(MATE_CP, cp))
+    return scores
 
 
 def bench_positions(lazuli: str) -> list[str]:

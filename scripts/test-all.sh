@@ -1,12 +1,19 @@
 #!/usr/bin/env bash
 # Runs every test of the project: formatting, lints, unit and integration tests (release mode,
-# since perft and search tests are slow in debug builds), the python-chess client tests against
-# the release binary, then the tools under scripts/: their unit tests, the scaling charts from a
-# tiny `lazuli scaling` run, a smoke match (crashes, illegal moves and time forfeits fail) and
-# OpenBench's build-and-bench steps. Needs only the Rust toolchain and Python 3 (with venv): the
-# Python packages are installed into .venv, pinned by tests/python/requirements.txt and
-# scripts/requirements.txt.
+# since perft and search tests are slow in debug builds), the bench signature against the commit
+# messages (scripts/check-bench.sh), the python-chess client tests against the release binary,
+# then the tools under scripts/: their unit tests, the scaling charts from a tiny `lazuli
+# scaling` run, a smoke match (crashes, illegal moves and time forfeits fail) and OpenBench's
+# build-and-bench steps. Needs only the Rust toolchain, git (with the history of the checkout)
+# and Python 3 (with venv): the Python packages are installed into .venv, pinned by
+# tests/python/requirements.txt and scripts/requirements.txt.
+#
+# usage: scripts/test-all.sh        (no arguments; CI runs it through .ci/run)
 set -euo pipefail
+case "${1:-}" in
+    -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
+    ?*) echo "test-all: takes no arguments (--help)" >&2; exit 2 ;;
+esac
 cd "$(dirname "$0")/.."
 
 cargo fmt --all -- --check
@@ -20,6 +27,10 @@ cargo test --profile dev -p lazuli --features spsa --lib options
 cargo build --release
 binary="${CARGO_TARGET_DIR:-target}/release/lazuli"
 case "$binary" in /*) ;; *) binary="$PWD/$binary" ;; esac
+
+# The bench signature: the node count of `lazuli bench` against the `Bench:` line of the newest
+# commit that has one (needs the git history; fails without it).
+scripts/check-bench.sh "$binary"
 
 python=${PYTHON:-python3}
 venv=.venv

@@ -1,5 +1,4 @@
-"""One matchup's summary row (JSON) and its lines in the printed result, shared by the match
-runner and ``merge_results.py``."""
+"""One matchup's summary row (JSON) and its lines in the printed result."""
 
 from __future__ import annotations
 

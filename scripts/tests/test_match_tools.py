@@ -24,10 +24,9 @@ from lazuli_match.game import (  # noqa: E402
 )
 from lazuli_match.openings import Opening, load_openings  # noqa: E402
 from lazuli_match.stats import (  # noqa: E402
-    NELO_SCALE, PAIR_SCORES, PENTA_LABELS, Sprt, format_elo, logistic_elo, logistic_score, pentanomial_elo,
+    NELO_SCALE, PAIR_SCORES, Sprt, format_elo, logistic_elo, logistic_score, pentanomial_elo,
 )
 from lazuli_match.timecontrol import TimeControl  # noqa: E402
-import merge_results  # noqa: E402
 
 FAKE = os.path.join(HERE, "fake_engine.py")
 
@@ -107,45 +106,6 @@ class StatsTest(unittest.TestCase):
         self.assertIsNone(sprt.decision(0.0))
         self.assertGreater(sprt.llr([5, 50, 200, 150, 60]), sprt.upper_bound)
         self.assertLess(sprt.llr([60, 150, 200, 50, 5]), sprt.lower_bound)
-
-
-class MergeTest(unittest.TestCase):
-    @staticmethod
-    def part(penta, wins, draws, losses, engines=("a", "b"), bugs=0):
-        names = [text.split(":")[0] for text in engines]
-        return {"time_control": "10+0.1", "engines": list(engines), "matchups": [{
-            "engine": names[0], "opponent": names[1], "games": wins + draws + losses,
-            "wins": wins, "draws": draws, "losses": losses, "pairs": sum(penta),
-            "pentanomial": dict(zip(PENTA_LABELS, penta)),
-            "bugs": {names[0]: {"time forfeit": bugs, "illegal move": 0, "crash": 0}},
-        }]}
-
-    def test_parts_add_up_to_one_run(self):
-        one = self.part([1, 3, 10, 5, 1], 12, 16, 12)
-        two = self.part([0, 2, 6, 4, 3], 12, 14, 4, bugs=1)
-        merged = merge_results.merge([one, two])
-        row = merged["matchups"][0]
-        self.assertEqual(row["pentanomial"], dict(zip(PENTA_LABELS, [1, 5, 16, 9, 4])))
-        self.assertEqual((row["games"], row["wins"], row["draws"], row["losses"]), (70, 24, 30, 16))
-        self.assertEqual(row["bugs"]["a"]["time forfeit"], 1)
-        self.assertAlmostEqual(row["elo"], pentanomial_elo([1, 5, 16, 9, 4]).elo)
-        self.assertIn("Elo", merge_results.describe(merged))
-
-    def test_different_engines_are_refused_unless_forced(self):
-        one = self.part([1, 3, 10, 5, 1], 12, 16, 8)
-        other = self.part([1, 3, 10, 5, 1], 12, 16, 8, engines=("a", "c"))
-        with self.assertRaises(ValueError):
-            merge_results.merge([one, other])
-        self.assertEqual(len(merge_results.merge([one, other], force=True)["matchups"]), 2)
-        # The directory of a command does not matter, its options do.
-        here = self.part([1, 3, 10, 5, 1], 12, 16, 8, engines=("a: /tmp/x1/lazuli Threads=2", "b"))
-        there = self.part([1, 3, 10, 5, 1], 12, 16, 8, engines=("a: /tmp/y2/lazuli Threads=2", "b"))
-        other = self.part([1, 3, 10, 5, 1], 12, 16, 8, engines=("a: /tmp/y2/lazuli Threads=1", "b"))
-        self.assertEqual(merge_results.merge([here, there])["matchups"][0]["games"], 72)
-        with self.assertRaises(ValueError):
-            merge_results.merge([here, other])
-        with self.assertRaises(ValueError):
-            merge_results.merge([])
 
 
 class AdjudicationTest(unittest.TestCase):

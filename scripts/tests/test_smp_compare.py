@@ -5,6 +5,7 @@ Run: .venv/bin/python -m unittest discover -s scripts/tests
 
 import os
 import sys
+import tempfile
 import unittest
 
 import chess
@@ -34,6 +35,20 @@ class ChoosePositionsTest(unittest.TestCase):
         for bad in ("0", "25", "x", "-1"):
             with self.assertRaisesRegex(ValueError, repr(bad.strip())):
                 smp_compare.parse_skip(bad, 24)
+
+
+class SamplePositionsTest(unittest.TestCase):
+    def test_positions_are_sampled_in_range_without_repeats(self):
+        pgn = '[Event "a"]\n[Result "*"]\n\n1. Nf3 Nf6 2. Ng1 Ng8 3. Nf3 Nf6 4. e4 *\n'
+        with tempfile.NamedTemporaryFile("w", suffix=".pgn", delete=False) as handle:
+            handle.write(pgn)
+        try:
+            fens = smp_compare.sample_positions([handle.name], 2, 7, 1, 100, seed=3)
+        finally:
+            os.unlink(handle.name)
+        # Plies 2-7: the position after ply 6 repeats the one after ply 2; five are left.
+        self.assertEqual(len(fens), 5)
+        self.assertEqual(len(set(fens)), 5)
 
 
 class TimeCapTest(unittest.TestCase):

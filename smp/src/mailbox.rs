@@ -4,14 +4,13 @@
 //! call `sched_yield` a few times before a receiver sleeps. On an idle machine that saves a
 //! wakeup; with more search threads than cores every yield sends the thread to the back of the
 //! scheduler's queue, and the threads that wait here must run promptly: the search workers
-//! between searches (the main thread is woken by `go`, the helpers by it). At 8 threads on 2
-//! cores the workers yielded about 8 times per search each. This queue takes a lock held only
-//! to push or pop, and sleeps on a condition variable.
+//! between searches (the main thread is woken by `go`, the helpers by it), and with more threads
+//! than cores the workers yielded several times per search each. This queue takes a lock held
+//! only to push or pop, and sleeps on a condition variable.
 //!
-//! The input loop keeps a crossbeam channel: on this queue `stop` at 64 threads on 2 cores
-//! answered later (90th percentile 8 to 12 ms against 4 ms), probably because the reader
-//! thread, which has a short time slice, then shares a lock with the session thread, which has
-//! not.
+//! The input loop keeps a crossbeam channel: on this queue `stop` with many more threads than
+//! cores was answered later, probably because the reader thread, which has a short time slice,
+//! then shares a lock with the session thread, which has not.
 
 use parking_lot::{Condvar, Mutex};
 use std::collections::VecDeque;

@@ -22,11 +22,9 @@ use std::time::Duration;
 /// With more threads than cores, a move whose hard limit is shorter than this, or one that would
 /// leave less than this on the clock if it ran to its hard limit, is searched by one thread per
 /// core. The scheduler shares the cores among all runnable threads, and the main thread or the
-/// timer then sometimes waits tens of ms for one (at 64 threads on 2 cores, up to 43 ms on a
-/// 10 ms move: a game at 1+0.01 was lost on time; stalls of up to 60 ms were measured). The
-/// clock test covers `movestogo 1`, where the hard limit may take 80% of a short clock. On such
-/// short moves the extra threads gained nothing measurable anyway (64 threads against 1 at
-/// 1+0.01, with this rule: -40.7 +- 65.2 and +23.2 +- 104.4 Elo; before it, lost on time).
+/// timer can then wait for one longer than such a move lasts, and lose on time. The clock test
+/// covers `movestogo 1`, where the hard limit may take most of a short clock. On such short
+/// moves the extra threads gain nothing measurable anyway (notes/results.md).
 const OVERSUBSCRIBED_MIN_TIME: Duration = Duration::from_millis(100);
 
 /// How many of a pool's `helpers` a search with these limits starts, on `cores` cores.

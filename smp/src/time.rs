@@ -25,8 +25,8 @@ pub struct TimeLimits {
 /// game may last long and nothing refills the clock.
 const SUDDEN_DEATH_HORIZON: f64 = 30.0;
 /// The horizon when the increments make up a large part of the budget: the clock is refilled
-/// every move, so more of it can be spent early, while the position is still open. (With a
-/// horizon of 30, games at 10+0.1 ended with about 45% of the base time unused.)
+/// every move, so more of it can be spent early, while the position is still open. (With the
+/// sudden-death horizon, games with an increment ended with much of the base time unused.)
 const INCREMENT_HORIZON: f64 = 16.0;
 /// Increments worth this share of the remaining time per move (0.01: 100 moves of increment
 /// equal the clock) select `INCREMENT_HORIZON` fully; smaller ones move toward sudden death.
@@ -52,10 +52,8 @@ pub fn allocate(clock: &Clock, move_overhead: Duration) -> Option<TimeLimits> {
     let max_share = if moves_to_go <= 1.0 { MAX_SHARE } else { MAX_SHARE.min(0.2 + 2.4 / moves_to_go) };
     let ceiling = usable.mul_f64(max_share);
     // The clock left at the end of a game is not all waste: spending it (the whole increment
-    // in `base` and 0.7 of it as the soft limit, so 10+0.1 games ended with a median 1.2 s left
-    // instead of 2.2 s and the first ten moves took 0.52 s instead of 0.45 s) scored
-    // -17.7 +- 23.7 Elo over 294 games at 10+0.1, 1 thread: less time in hand leaves the
-    // hard limit less room in the positions that need it.
+    // in `base` and 0.7 of it as the soft limit) lost in games (notes/ideas-not-kept.md): less
+    // time in hand leaves the hard limit less room in the positions that need it.
     let soft = base.mul_f64(0.6).min(ceiling);
     let hard = (base * 3).min(ceiling).max(soft);
     Some(TimeLimits { soft, hard })

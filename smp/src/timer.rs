@@ -3,10 +3,10 @@
 //! threads on few cores).
 //!
 //! It lives as long as the pool and is armed by each timed `go`; the lock it waits on is taken
-//! by no search thread. A timer thread spawned for each search first ran 4 to 101 ms after
-//! `go` at 64 threads on 2 cores, and one that shared a lock with waiting helpers fired up to
-//! 645 ms late. Under that load it can still wake a few milliseconds late (the scheduler's
-//! doing: see the README's known limit).
+//! by no search thread. A timer thread spawned for each search started late when the cores were
+//! busy, and one that shared a lock with waiting helpers fired later still. With many more
+//! threads than cores it can still wake a little late, which is the scheduler's doing: short
+//! moves then run one thread per core (`OVERSUBSCRIBED_MIN_TIME` in `pool.rs`).
 
 use crate::answer::answer_after_grace;
 use crate::pool::Shared;
@@ -82,7 +82,7 @@ impl Drop for Timer {
 
 fn run(alarm: &Alarm) {
     // Mostly asleep: a short slice lets it preempt busy search threads when the deadline comes
-    // (see `engine::sched`; without one it woke up to 100 ms late at 64 threads).
+    // (see `engine::sched`; without one it woke far past the deadline among many threads).
     engine::sched::request_short_slice();
     let mut state = alarm.state.lock();
     while !state.exit {

@@ -5,9 +5,9 @@
 //! thread that completed a deeper search with a good score counts more; many threads agreeing
 //! outweigh one. Decisive results override the vote: a proven mate is taken (the shortest one),
 //! and a thread that sees itself being mated is never followed if another thread does not. The
-//! main thread's move is kept on ties. Published gains of such a vote are small but positive
-//! (a few Elo at 8 threads); with one thread, `go depth`, MultiPV or `searchmoves`, the main
-//! thread's result is used as it is.
+//! main thread's move is kept on ties. Published gains of such a vote are small but positive,
+//! and grow with the thread count; with one thread, `go depth`, MultiPV or `searchmoves`, the
+//! main thread's result is used as it is.
 //!
 //! The weight hardly depends on depth (15 against 14 plies is 7%), so a helper whose last
 //! completed iteration is a ply shallower than the main thread's wins with a score a few

@@ -164,11 +164,10 @@ fn run_search(index: usize, searcher: &mut Searcher, mut job: SearchJob, shared:
 ///
 /// The main thread always completes depth 1 (there is no move to play before), which takes it
 /// well under a millisecond with a core to itself. With more threads than cores, helpers that
-/// started with it took the cores away: at 64 threads on 2 cores its first iteration ended
-/// 55 ms after `go`, past the whole budget of a short clock, and nothing could answer before.
-/// The jobs go through each helper's own channel, so no lock is shared by all helpers (a
-/// condition variable they all waited on made the timer, which needed its lock, wait behind
-/// every one of them: up to 645 ms).
+/// started with it took the cores away, and its first iteration could end past the whole budget
+/// of a short clock, with nothing to answer before. The jobs go through each helper's own
+/// channel, so no lock is shared by all helpers (a condition variable they all waited on made
+/// the timer, which needed its lock, wait behind every one of them).
 pub(crate) fn start_helpers(shared: &Shared, helpers: HelperJobs) -> usize {
     if shared.control.stopped() {
         return 0;

@@ -172,11 +172,24 @@ def test_missed_ponder_move(transcript):
         engine.quit()
 
 
+def wait_for_depth(analysis, depth):
+    """Reads the analysis until an info line of at least `depth` (the search is then running)."""
+    for info in analysis:
+        if info.get("depth", 0) >= depth:
+            return
+    raise AssertionError(f"the search ended before depth {depth}")
+
+
+# The last iteration a search runs (MAX_PLY - 1): after it, `go infinite` only waits for `stop`.
+LAST_DEPTH = 127
+
+
 def test_stop_during_go_infinite(engine, transcript):
     board = chess.Board("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1")  # mate in one: every depth is quick
     mark = transcript.mark()
     with engine.analysis(board) as analysis:
-        time.sleep(1.0)
+        wait_for_depth(analysis, LAST_DEPTH)
+        time.sleep(0.1)  # long enough for a bestmove that should not come to arrive
         assert not any(
             line.startswith("bestmove") for _, d, line in transcript.since(mark) if d == "received"
         ), "bestmove before stop during go infinite"
@@ -191,7 +204,7 @@ def test_stop_during_go_infinite(engine, transcript):
     # The same from the start position, with two threads.
     engine.configure({"Threads": 2})
     with engine.analysis(chess.Board()) as analysis:
-        time.sleep(0.5)
+        wait_for_depth(analysis, 8)
         stopped = time.perf_counter()
         analysis.stop()
         best = analysis.wait()

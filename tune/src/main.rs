@@ -33,7 +33,13 @@ struct Config {
 const USAGE: &str = "usage: lazuli-tune --data FILE [--data FILE ...] [--limit N] [--rounds N] [--epochs N] \
 [--rate R] [--lambda L] [--l2 X] [--min-positions N] [--start default|hand-set] [--threads N] [--output PATH]";
 
-fn parse_args() -> Result<Config, String> {
+/// What the command line asks for.
+enum Request {
+    Tune(Config),
+    Help,
+}
+
+fn parse_args() -> Result<Request, String> {
     let mut config = Config {
         data: Vec::new(),
         limit: usize::MAX,
@@ -51,7 +57,7 @@ fn parse_args() -> Result<Config, String> {
     let mut it = args.iter();
     while let Some(flag) = it.next() {
         if flag == "--help" || flag == "-h" {
-            return Err(USAGE.to_string());
+            return Ok(Request::Help);
         }
         let value = it.next().ok_or_else(|| format!("{flag} needs a value\n{USAGE}"))?;
         let bad = || format!("bad value for {flag}: {value}\n{USAGE}");
@@ -82,7 +88,7 @@ fn parse_args() -> Result<Config, String> {
     if config.data.is_empty() && config.rounds > 0 {
         return Err(format!("--data is required\n{USAGE}"));
     }
-    Ok(config)
+    Ok(Request::Tune(config))
 }
 
 fn run(config: &Config) -> Result<(), String> {
@@ -160,7 +166,11 @@ fn run(config: &Config) -> Result<(), String> {
 
 fn main() -> ExitCode {
     let config = match parse_args() {
-        Ok(c) => c,
+        Ok(Request::Tune(c)) => c,
+        Ok(Request::Help) => {
+            println!("{USAGE}");
+            return ExitCode::SUCCESS;
+        }
         Err(message) => {
             eprintln!("{message}");
             return ExitCode::from(2);

@@ -8,7 +8,7 @@ use engine::eval::{evaluate_uncached, Params};
 use rayon::prelude::*;
 use std::time::Instant;
 
-/// The knobs of a run (see the README for what each does).
+/// The knobs of a run (docs/tuning.md says what each does).
 #[derive(Clone, Debug)]
 pub struct Settings {
     pub rounds: usize,

@@ -4,13 +4,16 @@
 
 use engine::board::Position;
 use engine::eval::{evaluate_uncached, Params};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use tune::dataset::Labelled;
 use tune::optimizer::sigmoid;
 use tune::tuner::{tune, Settings};
 
 fn positions() -> Vec<Position> {
-    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data");
+    // The shared test data beside the checkout, or where LAZULI_DATA says, as for the other tests.
+    let data = std::env::var_os("LAZULI_DATA")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data"));
     let mut out = Vec::new();
     for file in ["perft.epd", "perft960.epd"] {
         let text = std::fs::read_to_string(data.join(file)).expect("test data present");

@@ -11,13 +11,19 @@ const USAGE: &str = "usage: lazuli                      run the UCI engine (read
        lazuli scaling [options]     thread-scaling benchmark (lazuli scaling --help)
        lazuli datagen [options]     self-play games for training (lazuli datagen --help)
        lazuli \"genfens N seed S book <file|None>\"   opening positions for OpenBench
-       lazuli spsa                  the tunable search constants in OpenBench's SPSA format";
+       lazuli spsa                  the tunable search constants in OpenBench's SPSA format
+       lazuli --version             the version and the commit it was built from";
 
 /// Runs the command line and returns the process exit code.
 pub fn run(args: &[String]) -> i32 {
     match args.first().map(String::as_str) {
         None => {
             crate::protocol::run_stdio();
+            0
+        }
+        // `scaling` and `datagen` print their own, longer help.
+        Some("perft" | "bench" | "spsa") if args[1..].iter().any(|a| a == "--help" || a == "-h") => {
+            println!("{USAGE}");
             0
         }
         Some("perft") => perft_command(&args[1..]),
@@ -31,6 +37,10 @@ pub fn run(args: &[String]) -> i32 {
             if !cfg!(feature = "spsa") {
                 eprintln!("note: this build does not offer them as UCI options; build with --features spsa");
             }
+            0
+        }
+        Some("--version" | "-V" | "version") => {
+            println!("{}", crate::version::name());
             0
         }
         Some("help" | "-h" | "--help") => {

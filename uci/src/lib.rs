@@ -13,4 +13,5 @@ pub mod perft;
 pub mod protocol;
 pub mod scaling_cli;
 pub mod session;
+pub mod version;
 pub mod wdl;

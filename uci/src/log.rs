@@ -31,7 +31,7 @@ pub fn set_file(path: &str) -> Result<(), String> {
         .map_err(|e| format!("cannot open log file '{}': {e}", crate::command::shorten(path)))?;
     *FILE.lock() = Some(file);
     install();
-    tracing::info!("log opened by Lazuli {}", env!("CARGO_PKG_VERSION"));
+    tracing::info!("log opened by {}", crate::version::name());
     Ok(())
 }
 

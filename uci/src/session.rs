@@ -231,8 +231,10 @@ impl Session {
     fn handle(&mut self, command: Command, received: Instant) -> Flow {
         match command {
             Command::Uci => {
-                let mut lines =
-                    vec!["id name Lazuli".to_string(), "id author The Lazuli developers".to_string()];
+                let mut lines = vec![
+                    format!("id name {}", crate::version::name()),
+                    "id author The Lazuli developers".to_string(),
+                ];
                 lines.extend(options::uci_lines());
                 lines.push("uciok".to_string());
                 self.line(&lines.join("\n"));

@@ -1,11 +1,13 @@
 //! Property tests of the input side: random and mutated command lines never panic the parser or
-//! the session, and after any sequence of them the session still answers `isready`.
+//! the session, the parser reads words and not the spaces between them, well-formed commands are
+//! accepted as what they say, and after any sequence of lines the session still answers
+//! `isready`.
 
 use proptest::prelude::*;
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
-use uci::command::{parse, parse_line};
+use uci::command::{parse, parse_line, Command, MAX_LISTED};
 use uci::output::Output;
 use uci::session::{Flow, Session};
 
@@ -208,19 +210,86 @@ fn line() -> impl Strategy<Value = String> {
     ]
 }
 
+/// Text the engine may echo in an `info string`: one printable line of bounded length.
+fn printable(text: &str) -> bool {
+    !text.chars().any(char::is_control) && text.len() < 400
+}
+
+/// The command with a `setoption` value's inner spacing made single (the value is the raw rest
+/// of the line, so that a file path keeps its spaces; everything else is read word by word).
+fn spacing_free(command: Command) -> Command {
+    match command {
+        Command::SetOption { name, value } => Command::SetOption {
+            name,
+            value: value.map(|v| v.split_whitespace().collect::<Vec<_>>().join(" ")),
+        },
+        other => other,
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 3000, ..ProptestConfig::default() })]
 
+    /// Any line is read as a command or refused with a reason, without a panic; whatever the
+    /// engine would echo from it is printable and bounded, and the spaces between words do not
+    /// change what is read.
     #[test]
     fn parser_never_panics(line in line()) {
-        let parsed = parse_line(&line);
-        prop_assert_eq!(parsed.clone().map(|p| p.command), parse(&line));
-        if let Err(e) = parsed {
-            // Every error has a printable, bounded message.
-            let text = e.to_string();
-            prop_assert!(!text.chars().any(char::is_control), "{text:?}");
-            prop_assert!(text.len() < 400);
+        match parse_line(&line) {
+            Ok(parsed) => {
+                if let Some(ignored) = &parsed.ignored {
+                    // The words after a bare command, as they stand in the line.
+                    prop_assert!(!ignored.is_empty() && ignored.trim() == ignored.as_str(), "{ignored:?}");
+                    prop_assert!(line.contains(ignored.as_str()), "{ignored:?} not in {line:?}");
+                }
+                if let Command::Go(go) = &parsed.command {
+                    prop_assert!(go.problems.len() <= MAX_LISTED + 1, "{:?}", go.problems);
+                    for note in go.problems.iter().chain(&go.saturated) {
+                        prop_assert!(printable(note), "{note:?}");
+                    }
+                }
+            }
+            Err(e) => prop_assert!(printable(&e.to_string()), "{e}"),
         }
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let respaced = format!(" \t{}  ", words.join(" \t  "));
+        prop_assert_eq!(
+            parse(&respaced).map(spacing_free),
+            parse(&line).map(spacing_free),
+            "{:?} read otherwise as {:?}", line, respaced
+        );
+    }
+
+    /// A line from the protocol's grammar is accepted as the command its first word names, and
+    /// a `go` built from known parameters with numbers has no problem to report.
+    #[test]
+    fn well_formed_commands_are_read_as_written(line in command()) {
+        let parsed = parse_line(&line);
+        prop_assert!(parsed.is_ok(), "{line:?} refused: {parsed:?}");
+        let Ok(parsed) = parsed else { unreachable!() };
+        prop_assert_eq!(parsed.ignored, None);
+        let first = line.split_whitespace().next().unwrap_or_default();
+        let kind = match &parsed.command {
+            Command::Go(go) => {
+                prop_assert!(go.problems.is_empty(), "{line:?}: {:?}", go.problems);
+                "go"
+            }
+            Command::Position { .. } => "position",
+            Command::SetOption { .. } => "setoption",
+            Command::Uci => "uci",
+            Command::IsReady => "isready",
+            Command::UciNewGame => "ucinewgame",
+            Command::Stop => "stop",
+            Command::PonderHit => "ponderhit",
+            Command::Display => "d",
+            Command::Eval => "eval",
+            Command::Debug(_) => "debug",
+            other => {
+                prop_assert!(false, "{line:?} read as {other:?}");
+                ""
+            }
+        };
+        prop_assert_eq!(kind, first);
     }
 }
 

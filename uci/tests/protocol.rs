@@ -1,5 +1,10 @@
-//! Drives the real `lazuli` binary over UCI: handshake, bad input, terminal positions, stop.
+//! Drives the real `lazuli` binary over UCI: handshake, bad input, terminal positions, stop,
+//! reproducible searches. Where a test depends on a search having started or having reached a
+//! depth, it waits for the engine's own `info` lines, not for a fixed time.
 
+use smp::engine::board::Position;
+use smp::engine::movegen::legal_moves;
+use smp::engine::search::score::MAX_PLY;
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -64,6 +69,45 @@ impl Engine {
         }
     }
 
+    /// Lines up to and including the first `info depth` line of at least `depth`, which must come
+    /// before any `bestmove` (the search is still running when this returns).
+    fn wait_for_depth(&mut self, depth: i64) -> Vec<String> {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let mut seen = Vec::new();
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let Ok(line) = self.lines.recv_timeout(left) else {
+                panic!("no 'info depth {depth}' within 30 s; got {seen:?}")
+            };
+            assert!(!line.starts_with("bestmove"), "the search ended before depth {depth}: {seen:?} {line}");
+            let reached = line.starts_with("info depth ") && info_field(&line, "depth") >= depth;
+            seen.push(line);
+            if reached {
+                return seen;
+            }
+        }
+    }
+
+    /// The answer to a `go` that may or may not end by itself: once it has started (or already
+    /// ended), `stop` it, and return every line up to `bestmove`.
+    fn stop_once_started(&mut self) -> Vec<String> {
+        let mut lines = Vec::new();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !lines.last().is_some_and(|l: &String| l.starts_with("info depth") || l.starts_with("bestmove"))
+        {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => lines.push(line),
+                Err(_) => panic!("neither an 'info depth' line nor 'bestmove' within 10 s; got {lines:?}"),
+            }
+        }
+        if lines.last().is_some_and(|l| l.starts_with("info depth")) {
+            self.send("stop");
+            lines.extend(self.read_until("bestmove", Duration::from_secs(10)));
+        }
+        lines
+    }
+
     /// Everything the engine printed and nothing more arrives for `quiet`.
     fn drain(&mut self, quiet: Duration) -> Vec<String> {
         let mut seen = Vec::new();
@@ -99,6 +143,16 @@ fn corpus(name: &str) -> Vec<String> {
         .lines()
         .map(str::to_string)
         .collect()
+}
+
+/// The legal moves after `moves` from the start position, in UCI notation.
+fn legal_after(moves: &str) -> Vec<String> {
+    let mut pos = Position::startpos();
+    for text in moves.split_whitespace() {
+        let mv = legal_moves(&pos).iter().copied().find(|m| m.to_uci(false) == text).expect("a legal move");
+        pos.make_move(mv);
+    }
+    legal_moves(&pos).iter().map(|m| m.to_uci(false)).collect()
 }
 
 fn bestmove(lines: &[String]) -> String {
@@ -174,16 +228,15 @@ fn bad_input_is_answered_and_changes_nothing() {
 #[test]
 fn absurd_go_parameters_still_give_a_legal_move() {
     let mut engine = Engine::start();
+    let legal = legal_after("e2e4 e7e5");
     for line in corpus("absurd_go.txt") {
         engine.send("position startpos moves e2e4 e7e5");
         engine.send(&line);
         // Some of these set no usable limit: the search then runs until `stop`.
-        std::thread::sleep(Duration::from_millis(1500));
-        engine.send("stop");
-        let lines = engine.read_until("bestmove", Duration::from_secs(5));
+        let lines = engine.stop_once_started();
         let mv = bestmove(&lines);
-        assert!(mv.len() == 4 && mv != "0000", "'{line}' gave {mv}");
-        engine.sync();
+        assert!(legal.contains(&mv), "'{line}' gave {mv}, not a legal move: {lines:?}");
+        assert_eq!(engine.sync(), vec!["readyok".to_string()], "after '{line}'");
     }
 }
 
@@ -192,10 +245,12 @@ fn huge_depth_runs_until_stopped() {
     let mut engine = Engine::start();
     engine.send("position startpos");
     engine.send("go depth 99999");
-    std::thread::sleep(Duration::from_millis(300));
+    // Depth 10 is far beyond what the start position needs to find a move: a search that
+    // treated the depth as absurd and ended would have answered by then.
+    engine.wait_for_depth(10);
     engine.send("stop");
     let lines = engine.read_until("bestmove", Duration::from_secs(5));
-    assert_ne!(bestmove(&lines), "0000");
+    assert!(legal_after("").contains(&bestmove(&lines)), "{lines:?}");
 }
 
 #[test]
@@ -217,7 +272,7 @@ fn stop_ends_infinite_search_quickly() {
     engine.send("setoption name Threads value 2");
     engine.send("position startpos");
     engine.send("go infinite");
-    std::thread::sleep(Duration::from_millis(500));
+    engine.wait_for_depth(8);
     engine.sync();
     let start = Instant::now();
     engine.send("stop");
@@ -232,8 +287,9 @@ fn infinite_search_waits_for_stop_even_when_finished() {
     // Mate in one: the search completes every depth almost at once.
     engine.send("position fen 6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1");
     engine.send("go infinite");
-    std::thread::sleep(Duration::from_millis(700));
-    let early: Vec<String> = engine.lines.try_iter().collect();
+    // The last iteration there is: the search has nothing left to do but wait.
+    engine.wait_for_depth(MAX_PLY as i64 - 1);
+    let early = engine.drain(Duration::from_millis(100));
     assert!(!early.iter().any(|l| l.starts_with("bestmove")), "bestmove before stop: {early:?}");
     engine.send("stop");
     let lines = engine.read_until("bestmove", Duration::from_secs(5));
@@ -270,7 +326,7 @@ fn every_bad_input_gets_one_info_string_even_mid_search() {
     let mut engine = Engine::start();
     engine.send("position startpos");
     engine.send("go infinite");
-    std::thread::sleep(Duration::from_millis(100));
+    engine.wait_for_depth(1);
     for line in
         ["go depth 3", "xyzzy", "setoption name Hash value 0", "position startpos moves e2e5", "bench 3"]
     {
@@ -396,9 +452,7 @@ fn a_malformed_go_is_noted_once_and_still_answered_with_a_legal_move() {
     for line in corpus("malformed_go.txt") {
         engine.send(&line);
         // Some of these leave no limit: the search then runs until `stop`.
-        std::thread::sleep(Duration::from_millis(300));
-        engine.send("stop");
-        let lines = engine.read_until("bestmove", Duration::from_secs(10));
+        let lines = engine.stop_once_started();
         let notes: Vec<&String> = lines.iter().filter(|l| l.starts_with("info string")).collect();
         assert_eq!(notes.len(), 1, "'{line}' answered {lines:?}");
         let mv = bestmove(&lines);
@@ -505,11 +559,12 @@ fn go_right_after_stop_waits_for_the_old_search() {
     engine.send("position startpos");
     for _ in 0..10 {
         engine.send("go infinite");
-        std::thread::sleep(Duration::from_millis(30));
+        let started = engine.wait_for_depth(1);
         // No wait for the first bestmove: the second search must still start.
         engine.send("stop");
         engine.send("go depth 2");
-        let first = engine.read_until("bestmove", Duration::from_secs(5));
+        let mut first = started;
+        first.extend(engine.read_until("bestmove", Duration::from_secs(5)));
         let second = engine.read_until("bestmove", Duration::from_secs(5));
         for lines in [&first, &second] {
             assert!(!lines.iter().any(|l| l.starts_with("info string")), "{lines:?}");
@@ -586,15 +641,15 @@ fn stop_answers_at_once_every_go_held_before_it() {
     engine.send("go movetime 60000");
     engine.send("go depth 60");
     engine.send("go depth 60");
-    std::thread::sleep(Duration::from_millis(50));
+    engine.wait_for_depth(1);
     engine.send("stop");
     for _ in 0..3 {
         let lines = engine.read_until("bestmove", Duration::from_secs(5));
         assert_ne!(bestmove(&lines), "0000");
     }
-    // A `go` after the `stop` is not stopped by it.
+    // A `go` after the `stop` is not stopped by it: it searches on past its first iterations.
     engine.send("go depth 60");
-    assert!(engine.drain(Duration::from_millis(300)).iter().all(|l| !l.starts_with("bestmove")));
+    engine.wait_for_depth(8);
     engine.send("stop");
     engine.read_until("bestmove", Duration::from_secs(5));
 }
@@ -614,7 +669,8 @@ fn threads_and_hash_change_between_searches_and_quit_is_prompt() {
     // Quit in the middle of a 64-thread search.
     engine.send("setoption name Threads value 64");
     engine.send("go infinite");
-    std::thread::sleep(Duration::from_millis(300));
+    // The helpers start once the main thread has completed depth 1.
+    engine.wait_for_depth(2);
     let start = Instant::now();
     engine.send("quit");
     loop {
@@ -771,4 +827,56 @@ fn a_gui_that_closes_the_engines_output_ends_the_engine() {
     let _ = child.wait();
     assert!(status.is_some_and(|s| s.success()), "still running (or failed) with nobody reading: {status:?}");
     drop(stdin);
+}
+
+/// A search's output without what depends on the clock: each `info` line less its `time` and
+/// `nps` fields, and `bestmove`.
+fn timeless(lines: &[String]) -> Vec<String> {
+    lines
+        .iter()
+        .map(|line| {
+            let mut words = line.split_whitespace();
+            let mut kept = Vec::new();
+            while let Some(word) = words.next() {
+                if line.starts_with("info ") && (word == "time" || word == "nps") {
+                    words.next();
+                } else {
+                    kept.push(word);
+                }
+            }
+            kept.join(" ")
+        })
+        .collect()
+}
+
+#[test]
+fn a_search_repeats_itself_after_ucinewgame() {
+    // One search in each of three kinds of position: the opening, a middlegame, an endgame.
+    const SEARCHES: [(&str, &str); 3] = [
+        ("position startpos moves e2e4 c7c5 g1f3", "go nodes 40000"),
+        ("position fen r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R2QKB1R w KQ - 0 8", "go nodes 60000"),
+        ("position fen 8/5pk1/6p1/3R4/5P2/6K1/r7/8 b - - 0 45", "go nodes 40000"),
+    ];
+    let play = |engine: &mut Engine, (position, go): (&str, &str)| {
+        engine.send("ucinewgame");
+        engine.send(position);
+        engine.send(go);
+        timeless(&engine.read_until("bestmove", Duration::from_secs(30)))
+    };
+    let mut engine = Engine::start();
+    engine.send("setoption name Threads value 1");
+    let first: Vec<Vec<String>> = SEARCHES.iter().map(|&s| play(&mut engine, s)).collect();
+    for (search, lines) in SEARCHES.iter().zip(&first) {
+        assert!(lines.iter().filter(|l| l.starts_with("info depth")).count() >= 5, "{search:?}: {lines:?}");
+    }
+    // The same searches again in the same process, in another order, each after the others
+    // have filled the table and the histories: `ucinewgame` must forget all of it.
+    for i in [2, 0, 1] {
+        assert_eq!(play(&mut engine, SEARCHES[i]), first[i], "{:?} again after ucinewgame", SEARCHES[i]);
+    }
+    // And in a new process.
+    let mut fresh = Engine::start();
+    for i in 0..SEARCHES.len() {
+        assert_eq!(play(&mut fresh, SEARCHES[i]), first[i], "{:?} in a new process", SEARCHES[i]);
+    }
 }

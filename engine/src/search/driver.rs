@@ -234,9 +234,8 @@ impl Searcher {
         }
         // Spend less time when the best move is stable and takes most of the effort, more when
         // it keeps changing or the score drops. Only the main thread's changes count: also
-        // lengthening the limit by a fifth per recent best-move change of each helper (as
-        // Stockfish sums its threads' changes) scored -15.1 +- 26.8 Elo over 230 games at
-        // 10+0.1, 2 threads each side.
+        // lengthening the limit for each helper's recent best-move changes, as Stockfish sums
+        // its threads' changes, lost in games (notes/ideas-not-kept.md).
         let stability_factor = [1.8, 1.35, 1.1, 0.95, 0.85, 0.75][stability.clamp(0, 5) as usize];
         let score_factor = if result.score < previous_score - 30 { 1.25 } else { 1.0 };
         let total: u64 = self.root_moves.iter().map(|r| r.nodes).sum();

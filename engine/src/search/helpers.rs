@@ -17,7 +17,7 @@
 //!   Helper 1 searches the even depths, so time to an odd depth measured with `go depth` never
 //!   gets its result at that depth: compare policies at two neighbouring depths.
 //!
-//! The default is chosen by games; see the README.
+//! The default is chosen by games (notes/results.md).
 
 use std::fmt;
 use std::str::FromStr;

@@ -1,5 +1,6 @@
 //! Integration tests of the chess core, one module per topic: perft suites, a differential test
-//! against `shakmaty` over random playouts, FEN fuzzing and exhaustive move validation.
+//! against `shakmaty` over random playouts, FEN fuzzing, exhaustive move validation and the
+//! move picker's perft.
 
 #![forbid(unsafe_code)]
 
@@ -8,3 +9,4 @@ mod differential;
 mod fen_fuzz;
 mod move_validation;
 mod perft;
+mod picker;

@@ -1,0 +1,77 @@
+//! The command line of the `lazuli` binary: help and version are answered on standard output
+//! with exit status 0, a wrong command is refused with status 2, and the version names the
+//! build the same way `id name` does.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn lazuli(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_lazuli")).args(args).stdin(Stdio::null()).output().expect("run lazuli")
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn help_exits_0_for_every_command() {
+    for args in [
+        &["--help"][..],
+        &["-h"],
+        &["help"],
+        &["bench", "--help"],
+        &["perft", "--help"],
+        &["perft", "3", "-h"],
+        &["spsa", "--help"],
+        &["scaling", "--help"],
+        &["datagen", "--help"],
+    ] {
+        let out = lazuli(args);
+        assert_eq!(out.status.code(), Some(0), "lazuli {args:?}: {out:?}");
+        assert!(stdout(&out).contains("usage"), "lazuli {args:?} printed {:?}", stdout(&out));
+    }
+}
+
+#[test]
+fn a_wrong_command_line_exits_2_with_the_usage() {
+    for args in [&["frobnicate"][..], &["bench", "x"], &["perft"]] {
+        let out = lazuli(args);
+        assert_eq!(out.status.code(), Some(2), "lazuli {args:?}: {out:?}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("usage"), "lazuli {args:?}: {out:?}");
+    }
+}
+
+/// `Lazuli <workspace version>`, then ` (<commit>)` when built from git.
+fn check_build_name(name: &str) {
+    let version = format!("Lazuli {}", env!("CARGO_PKG_VERSION"));
+    let rest =
+        name.strip_prefix(&version).unwrap_or_else(|| panic!("'{name}' does not start with '{version}'"));
+    if !rest.is_empty() {
+        let commit = rest.strip_prefix(" (").and_then(|r| r.strip_suffix(')'));
+        assert!(
+            commit.is_some_and(|c| c.len() >= 7 && c.bytes().all(|b| b.is_ascii_hexdigit())),
+            "'{name}': expected ' (<short commit>)' after the version"
+        );
+    }
+}
+
+#[test]
+fn version_and_id_name_name_the_same_build() {
+    for flag in ["--version", "-V"] {
+        let out = lazuli(&[flag]);
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        check_build_name(stdout(&out).trim_end());
+    }
+    let version = stdout(&lazuli(&["--version"])).trim_end().to_string();
+
+    let mut child = Command::new(env!("CARGO_BIN_EXE_lazuli"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("start lazuli");
+    child.stdin.take().expect("stdin").write_all(b"uci\nquit\n").expect("write");
+    let out = child.wait_with_output().expect("lazuli quits");
+    let text = stdout(&out);
+    let id = text.lines().find_map(|l| l.strip_prefix("id name ")).expect("an id name line");
+    assert_eq!(id, version);
+}
