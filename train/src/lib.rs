@@ -7,6 +7,7 @@
 
 pub mod checkpoint;
 pub mod chess;
+pub mod cli;
 pub mod data;
 pub mod network;
 pub mod nnue;

@@ -167,3 +167,77 @@ impl Trainer {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::checkpoint;
+    use crate::network::tests::material_data;
+
+    #[test]
+    fn a_resumed_run_ends_where_an_unbroken_one_does() {
+        let data = material_data(1500, 8);
+        let (train, valid) = data.split_at(1400);
+        let settings = Settings {
+            epochs: 3,
+            batch: 100,
+            lr: 0.01,
+            schedule: Schedule::Cosine { floor: 0.1 },
+            objective: Objective::default(),
+        };
+        let mut unbroken = Trainer::new(State::new(8, 0.01, 4));
+        let mut valid_losses = Vec::new();
+        unbroken
+            .run(train, valid, &settings, &mut |r, _| {
+                valid_losses.push(r.valid_loss.expect("a validation set"));
+                Ok(())
+            })
+            .unwrap();
+
+        // The same run, stopped after its first checkpoint as if killed, then resumed from it.
+        let mut first = Trainer::new(State::new(8, 0.01, 4));
+        let mut saved = Vec::new();
+        let stopped = first.run(train, valid, &settings, &mut |_, state| {
+            saved = checkpoint::to_bytes(state);
+            Err("stop".into())
+        });
+        assert!(stopped.is_err());
+        let saved = checkpoint::from_bytes(&saved).unwrap();
+        assert_eq!(saved.epoch, 1);
+        let mut resumed = Trainer::new(saved);
+        let mut epochs = Vec::new();
+        resumed
+            .run(train, valid, &settings, &mut |r, _| {
+                epochs.push(r.epoch);
+                Ok(())
+            })
+            .unwrap();
+        assert_eq!(epochs, [2, 3]);
+        // Bit for bit (`assert!` rather than `assert_eq!`: the states are too long to print).
+        assert!(resumed.state == unbroken.state);
+        assert!(valid_losses[2] < valid_losses[0], "{valid_losses:?}");
+    }
+
+    #[test]
+    fn an_error_after_an_epoch_stops_the_run() {
+        let data = material_data(300, 1);
+        let settings = Settings {
+            epochs: 5,
+            batch: 64,
+            lr: 0.001,
+            schedule: Schedule::Step { every: 1, gamma: 0.5 },
+            objective: Objective::default(),
+        };
+        let mut trainer = Trainer::new(State::new(4, 0.0, 1));
+        let err = trainer.run(&data, &[], &settings, &mut |r, _| {
+            if r.epoch == 2 {
+                Err("disk full".into())
+            } else {
+                Ok(())
+            }
+        });
+        assert_eq!(err, Err("disk full".to_string()));
+        assert_eq!(trainer.state.epoch, 2);
+        assert!(trainer.run(&[], &[], &settings, &mut |_, _| Ok(())).is_err());
+    }
+}
