@@ -17,6 +17,7 @@ const STARTS: [&str; 4] = [
 /// entries the loader should make of them (from each kept position's FEN), split by game.
 fn games(seed: u64, count: usize) -> (Vec<u8>, Vec<Entry>, Vec<Entry>, Vec<usize>) {
     let mut rng = Rng::new(seed);
+    let mut kinds = [0usize; 3];
     let (mut bytes, mut train, mut valid, mut ends) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for g in 0..count {
         let mut board = Board::new();
@@ -33,7 +34,18 @@ fn games(seed: u64, count: usize) -> (Vec<u8>, Vec<Entry>, Vec<Entry>, Vec<usize
             if moves.is_empty() {
                 break;
             }
-            let mv = moves[rng.below(moves.len() as u64) as usize];
+            // Castling, en passant and promotion are rare in random play: favour them, so that
+            // the replay is tested on every kind of move.
+            let special: Vec<_> =
+                moves.iter().filter(|m| m.is_castle() || m.is_ep() || m.is_promo()).collect();
+            let mv = if !special.is_empty() && rng.below(2) == 0 {
+                *special[rng.below(special.len() as u64) as usize]
+            } else {
+                moves[rng.below(moves.len() as u64) as usize]
+            };
+            kinds[0] += usize::from(mv.is_castle());
+            kinds[1] += usize::from(mv.is_ep());
+            kinds[2] += usize::from(mv.is_promo());
             let score = if rng.below(10) == 0 { 31_000 } else { rng.below(1200) as i16 - 600 };
             game.add_move(mv, score);
             if ply >= 16 && !board.in_check() && !board.is_tactical(mv) && score.abs() < 10_000 {
@@ -49,6 +61,9 @@ fn games(seed: u64, count: usize) -> (Vec<u8>, Vec<Entry>, Vec<Entry>, Vec<usize
         }
         game.serialise_into(&mut bytes).unwrap();
         ends.push(bytes.len());
+    }
+    if count > 20 {
+        assert!(kinds.iter().all(|&k| k > 0), "castles, en passants, promotions: {kinds:?}");
     }
     (bytes, train, valid, ends)
 }
