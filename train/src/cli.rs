@@ -1,0 +1,228 @@
+//! Command-line parsing for `lazuli-train`.
+
+use crate::data::{Filter, Format};
+use crate::network::Objective;
+use crate::optimiser::Schedule;
+use std::path::PathBuf;
+
+pub const USAGE: &str = "\
+usage:
+  lazuli-train train --data FILE [--data FILE ...] --out-dir DIR [options]
+  lazuli-train quantise CHECKPOINT OUTPUT.lznn
+  lazuli-train info NETWORK.lznn
+  lazuli-train eval NETWORK.lznn FEN
+  lazuli-train --help
+
+train: fits the network of docs/network-format.md to the data and writes, after every epoch,
+DIR/epoch-N.ckpt (float weights and optimiser state, for --resume and quantise) and
+DIR/epoch-N.lznn (the quantised network), and at the end DIR/final.lznn.
+
+  --data FILE          a data file; repeat for several (read in the order given)
+  --format F           auto (default: sniffed from each file), viri or text
+  --out-dir DIR        where checkpoints and networks go (created if missing)
+  --hidden H           hidden neurons per perspective (default 256)
+  --epochs N           passes over the training set (default 10)
+  --batch N            positions per optimiser step (default 16384)
+  --lr R               starting learning rate (default 0.001)
+  --schedule S         step (default) or cosine
+  --lr-step N          step schedule: multiply the rate by --lr-gamma every N epochs (default 4)
+  --lr-gamma G         step schedule factor (default 0.3)
+  --lr-floor F         cosine schedule: end at F x the starting rate (default 0.01)
+  --wdl L              weight of the game result in the target, 0 to 1 (default 0.25)
+  --power P            error exponent, 1 to 4: 2 is mean squared error (default 2)
+  --weight-decay D     AdamW weight decay (default 0.01)
+  --min-ply N          viriformat: drop positions fewer than N plies into the game (default 16)
+  --max-score S        drop positions with |score| >= S centipawns, mates (default 10000)
+  --threads N          worker threads (default: all cores)
+  --seed N             seed of the initial weights and the shuffles (default 1)
+  --resume CHECKPOINT  continue a run from a checkpoint (up to --epochs in all)
+
+Validation: about 2% of the games are held out, chosen by a fixed hash of the game's number
+across all files. Text files hold no game boundaries, so there whole blocks of 1024
+consecutive lines (several games' worth) are held out instead.
+
+eval prints the integer evaluation of a FEN, in centipawns, as the engine must compute it.";
+
+#[derive(Clone, Debug)]
+pub struct TrainArgs {
+    pub data: Vec<PathBuf>,
+    pub format: Format,
+    pub out_dir: PathBuf,
+    pub hidden: Option<usize>,
+    pub epochs: u32,
+    pub batch: usize,
+    pub lr: f32,
+    pub schedule: Schedule,
+    pub objective: Objective,
+    pub weight_decay: f32,
+    pub filter: Filter,
+    pub threads: usize,
+    pub seed: u64,
+    pub resume: Option<PathBuf>,
+}
+
+#[derive(Clone, Debug)]
+pub enum Command {
+    Help,
+    Train(Box<TrainArgs>),
+    Quantise { checkpoint: PathBuf, output: PathBuf },
+    Info { network: PathBuf },
+    Eval { network: PathBuf, fen: String },
+}
+
+pub fn parse(args: &[String]) -> Result<Command, String> {
+    if args.iter().any(|a| a == "--help" || a == "-h") {
+        return Ok(Command::Help);
+    }
+    let (command, rest) = args.split_first().ok_or("no command given")?;
+    let positional = |n: usize| -> Result<&[String], String> {
+        if rest.len() == n {
+            Ok(rest)
+        } else {
+            Err(format!("{command} takes {n} arguments, got {}", rest.len()))
+        }
+    };
+    match command.as_str() {
+        "help" => Ok(Command::Help),
+        "train" => parse_train(rest).map(|t| Command::Train(Box::new(t))),
+        "quantise" | "quantize" => {
+            let a = positional(2)?;
+            Ok(Command::Quantise { checkpoint: a[0].clone().into(), output: a[1].clone().into() })
+        }
+        "info" => Ok(Command::Info { network: positional(1)?[0].clone().into() }),
+        "eval" => {
+            if rest.len() < 2 {
+                return Err("eval takes a network and a FEN".into());
+            }
+            // A FEN may come quoted as one argument or unquoted as several.
+            Ok(Command::Eval { network: rest[0].clone().into(), fen: rest[1..].join(" ") })
+        }
+        other => Err(format!("unknown command '{other}'")),
+    }
+}
+
+fn parse_train(args: &[String]) -> Result<TrainArgs, String> {
+    let mut t = TrainArgs {
+        data: Vec::new(),
+        format: Format::Auto,
+        out_dir: PathBuf::new(),
+        hidden: None,
+        epochs: 10,
+        batch: 16384,
+        lr: 0.001,
+        schedule: Schedule::Step { every: 4, gamma: 0.3 },
+        objective: Objective::default(),
+        weight_decay: 0.01,
+        filter: Filter::default(),
+        threads: 0,
+        seed: 1,
+        resume: None,
+    };
+    let (mut cosine, mut every, mut gamma, mut floor) = (false, 4u32, 0.3f32, 0.01f32);
+    let mut it = args.iter();
+    while let Some(flag) = it.next() {
+        let value = it.next().ok_or_else(|| format!("{flag} needs a value"))?;
+        let bad = || format!("bad value for {flag}: '{value}'");
+        let number = |lo: f64, hi: f64| -> Result<f64, String> {
+            value.parse::<f64>().ok().filter(|x| (lo..=hi).contains(x)).ok_or_else(bad)
+        };
+        let count = |lo: u64| -> Result<u64, String> {
+            value.parse::<u64>().ok().filter(|&x| x >= lo).ok_or_else(bad)
+        };
+        match flag.as_str() {
+            "--data" => t.data.push(value.into()),
+            "--format" => {
+                t.format = match value.as_str() {
+                    "auto" => Format::Auto,
+                    "viri" | "viriformat" => Format::Viri,
+                    "text" => Format::Text,
+                    _ => return Err(bad()),
+                }
+            }
+            "--out-dir" => t.out_dir = value.into(),
+            "--hidden" => t.hidden = Some(count(1)?.min(crate::nnue::MAX_HIDDEN as u64 + 1) as usize),
+            "--epochs" => t.epochs = u32::try_from(count(1)?).map_err(|_| bad())?,
+            "--batch" => t.batch = count(1)?.min(1 << 30) as usize,
+            "--lr" => t.lr = number(1e-9, 10.0)? as f32,
+            "--schedule" => {
+                cosine = match value.as_str() {
+                    "step" => false,
+                    "cosine" => true,
+                    _ => return Err(bad()),
+                }
+            }
+            "--lr-step" => every = u32::try_from(count(1)?).map_err(|_| bad())?,
+            "--lr-gamma" => gamma = number(0.0, 1.0)? as f32,
+            "--lr-floor" => floor = number(0.0, 1.0)? as f32,
+            "--wdl" => t.objective.wdl = number(0.0, 1.0)? as f32,
+            "--power" => t.objective.power = number(1.0, 4.0)? as f32,
+            "--weight-decay" => t.weight_decay = number(0.0, 1.0)? as f32,
+            "--min-ply" => t.filter.min_ply = u32::try_from(count(0)?).map_err(|_| bad())?,
+            "--max-score" => t.filter.max_score = count(1)?.min(i32::MAX as u64) as i32,
+            "--threads" => t.threads = count(0)?.min(1024) as usize,
+            "--seed" => t.seed = count(0)?,
+            "--resume" => t.resume = Some(value.into()),
+            _ => return Err(format!("unknown option {flag}")),
+        }
+    }
+    if t.hidden.is_some_and(|h| h > crate::nnue::MAX_HIDDEN) {
+        return Err(format!("--hidden is at most {}", crate::nnue::MAX_HIDDEN));
+    }
+    if t.data.is_empty() {
+        return Err("train needs at least one --data FILE".into());
+    }
+    if t.out_dir.as_os_str().is_empty() {
+        return Err("train needs --out-dir DIR".into());
+    }
+    t.schedule = if cosine { Schedule::Cosine { floor } } else { Schedule::Step { every, gamma } };
+    Ok(t)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(s: &str) -> Vec<String> {
+        s.split_whitespace().map(String::from).collect()
+    }
+
+    #[test]
+    fn parses_training_options() {
+        let Command::Train(t) = parse(&args(
+            "train --data a.txt --data b.vf --out-dir nets --hidden 128 --epochs 3 --wdl 0.5 \
+             --schedule cosine --lr-floor 0.1 --threads 2 --format text",
+        ))
+        .unwrap() else {
+            panic!("not train")
+        };
+        assert_eq!(t.data.len(), 2);
+        assert_eq!((t.hidden, t.epochs, t.threads, t.format), (Some(128), 3, 2, Format::Text));
+        assert_eq!(t.objective.wdl, 0.5);
+        assert_eq!(t.schedule, Schedule::Cosine { floor: 0.1 });
+    }
+
+    #[test]
+    fn refuses_bad_arguments() {
+        for bad in [
+            "",
+            "fly",
+            "train --out-dir x",
+            "train --data a",
+            "train --data a --out-dir x --wdl 2",
+            "train --data a --out-dir x --hidden 0",
+            "train --data a --out-dir x --epochs",
+            "train --data a --out-dir x --bogus 1",
+            "train --data a --out-dir x --schedule linear",
+            "info",
+            "quantise a",
+            "eval net",
+        ] {
+            assert!(parse(&args(bad)).is_err(), "{bad}");
+        }
+        assert!(matches!(parse(&args("train --help")), Ok(Command::Help)));
+        let Ok(Command::Eval { fen, .. }) = parse(&args("eval n.lznn 8/8/8/8/8/8/8/K6k w - - 0 1")) else {
+            panic!("not eval")
+        };
+        assert_eq!(fen, "8/8/8/8/8/8/8/K6k w - - 0 1");
+    }
+}

@@ -1,0 +1,126 @@
+//! Training data: the compact in-memory position, the two file formats that fill it and the
+//! split into training and validation sets.
+
+mod entry;
+mod text;
+mod viri;
+
+pub use entry::Entry;
+pub use text::TEXT_BLOCK_LINES;
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// Which reader a file needs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// Decide from the file's first bytes: text if they read as `<FEN> | …`, viriformat otherwise.
+    Auto,
+    /// viriformat: binary self-play games (a packed position, then moves with scores).
+    Viri,
+    /// `lazuli datagen` text: one `<FEN> | <score> | <result>` line per position.
+    Text,
+}
+
+/// What positions to keep from viriformat games (text files arrive already filtered; only the
+/// score bound applies to them).
+#[derive(Clone, Copy, Debug)]
+pub struct Filter {
+    /// Positions fewer plies than this after the game's initial position are dropped.
+    pub min_ply: u32,
+    /// Positions whose |score| (centipawns) is at least this are dropped: mate scores.
+    pub max_score: i32,
+}
+
+impl Default for Filter {
+    fn default() -> Self {
+        Filter { min_ply: 16, max_score: 10_000 }
+    }
+}
+
+/// A file that could not be read, and where.
+#[derive(Debug)]
+pub struct DataError {
+    pub file: PathBuf,
+    /// Where in the file: "line N" or "byte offset N".
+    pub at: String,
+    pub message: String,
+}
+
+impl DataError {
+    pub(crate) fn new(file: &Path, at: impl Into<String>, message: impl Into<String>) -> Self {
+        DataError { file: file.to_path_buf(), at: at.into(), message: message.into() }
+    }
+}
+
+impl fmt::Display for DataError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.at.is_empty() {
+            write!(f, "{}: {}", self.file.display(), self.message)
+        } else {
+            write!(f, "{}: {}: {}", self.file.display(), self.at, self.message)
+        }
+    }
+}
+
+impl std::error::Error for DataError {}
+
+/// Positions split into the training and the validation set.
+#[derive(Default)]
+pub struct Dataset {
+    pub train: Vec<Entry>,
+    pub valid: Vec<Entry>,
+    /// Games (viriformat) or text blocks read, over all files.
+    pub units: u64,
+    /// Positions dropped by the filter.
+    pub filtered: u64,
+}
+
+/// About one game or text block in `VALIDATION_EVERY` goes to the validation set.
+pub const VALIDATION_EVERY: u64 = 50;
+
+/// Whether game (or text block) number `unit` is held out. A fixed hash, not the training seed,
+/// so that the split stays the same across runs and resumes.
+pub fn held_out(unit: u64) -> bool {
+    crate::rng::mix(unit ^ 0x7a6c_5f76_616c_6964) % VALIDATION_EVERY == 0
+}
+
+/// Reads every file in order. Games (or text blocks) are numbered across all files, so the split
+/// depends on the files and their order, never on the run.
+pub fn load(files: &[PathBuf], format: Format, filter: Filter) -> Result<Dataset, DataError> {
+    let mut data = Dataset::default();
+    for file in files {
+        let format = match format {
+            Format::Auto => sniff(file)?,
+            other => other,
+        };
+        match format {
+            Format::Text => text::load(file, filter, &mut data)?,
+            _ => viri::load(file, filter, &mut data)?,
+        }
+    }
+    Ok(data)
+}
+
+/// Text files begin with a FEN's first rank and a `|` on the first line; a viriformat file
+/// begins with a bitboard, whose bytes are rarely printable.
+fn sniff(file: &Path) -> Result<Format, DataError> {
+    use std::io::Read;
+    let mut head = [0u8; 256];
+    let mut f = std::fs::File::open(file).map_err(|e| DataError::new(file, "", e.to_string()))?;
+    let mut n = 0;
+    while n < head.len() {
+        match f.read(&mut head[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) => return Err(DataError::new(file, "", e.to_string())),
+        }
+    }
+    let line = head[..n].split(|&b| b == b'\n').next().unwrap_or(&[]);
+    let printable = line.iter().all(|&b| b.is_ascii_graphic() || b == b' ' || b == b'\r');
+    if printable && line.contains(&b'|') && line.contains(&b'/') {
+        Ok(Format::Text)
+    } else {
+        Ok(Format::Viri)
+    }
+}

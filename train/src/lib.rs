@@ -1,0 +1,19 @@
+//! Lazuli's network trainer: reads self-play data, trains the float network of
+//! `docs/network-format.md` and writes its quantised form. `nnue::QuantisedNetwork::evaluate` is
+//! the integer reference that the engine's inference must match exactly, and
+//! `chess::feature_index` the input numbering both sides share.
+
+#![forbid(unsafe_code)]
+
+pub mod checkpoint;
+pub mod chess;
+pub mod cli;
+pub mod data;
+pub mod network;
+pub mod nnue;
+pub mod optimiser;
+pub mod rng;
+pub mod trainer;
+
+pub use chess::{feature_index, Colour, Piece, PieceType};
+pub use nnue::QuantisedNetwork;

@@ -1,0 +1,184 @@
+//! `lazuli-train`: trains, quantises, inspects and evaluates Lazuli's network. See
+//! `docs/training.md` and `lazuli-train --help`.
+
+use std::path::Path;
+use std::process::ExitCode;
+use std::time::Instant;
+use train::chess::parse_fen;
+use train::cli::{self, Command, TrainArgs, USAGE};
+use train::data::{self, Entry};
+use train::network::Network;
+use train::nnue::{self, QuantisedNetwork};
+use train::trainer::{EpochReport, Settings, State, Trainer};
+use train::{checkpoint, Colour};
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let command = match cli::parse(&args) {
+        Ok(c) => c,
+        Err(message) => {
+            eprintln!("lazuli-train: {message}\n\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    let result = match command {
+        Command::Help => {
+            println!("{USAGE}");
+            Ok(())
+        }
+        Command::Train(t) => train(&t),
+        Command::Quantise { checkpoint, output } => quantise(&checkpoint, &output),
+        Command::Info { network } => info(&network),
+        Command::Eval { network, fen } => eval(&network, &fen),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("lazuli-train: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn clock(seconds: f64) -> String {
+    let s = seconds.max(0.0).round() as u64;
+    format!("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
+}
+
+fn train(t: &TrainArgs) -> Result<(), String> {
+    if t.threads > 0 {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(t.threads)
+            .build_global()
+            .map_err(|e| format!("cannot start {} threads: {e}", t.threads))?;
+    }
+    let state = match &t.resume {
+        Some(path) => {
+            let mut state = checkpoint::read(path)?;
+            if t.hidden.is_some_and(|h| h != state.net.hidden) {
+                return Err(format!("{} has hidden size {}, not --hidden", path.display(), state.net.hidden));
+            }
+            state.optimiser.weight_decay = t.weight_decay;
+            println!("resuming {} after epoch {}", path.display(), state.epoch);
+            state
+        }
+        None => State::new(t.hidden.unwrap_or(256), t.weight_decay, t.seed),
+    };
+    let started = Instant::now();
+    let data = data::load(&t.data, t.format, t.filter).map_err(|e| e.to_string())?;
+    println!(
+        "loaded {} training and {} validation positions from {} games or text blocks ({} filtered out) in {:.1} s",
+        data.train.len(),
+        data.valid.len(),
+        data.units,
+        data.filtered,
+        started.elapsed().as_secs_f64()
+    );
+    std::fs::create_dir_all(&t.out_dir).map_err(|e| format!("{}: {e}", t.out_dir.display()))?;
+    println!(
+        "hidden {}, epochs {}, batch {}, lr {} ({:?}), wdl {}, power {}, weight decay {}, {} threads",
+        state.net.hidden,
+        t.epochs,
+        t.batch,
+        t.lr,
+        t.schedule,
+        t.objective.wdl,
+        t.objective.power,
+        t.weight_decay,
+        rayon::current_num_threads()
+    );
+    let settings =
+        Settings { epochs: t.epochs, batch: t.batch, lr: t.lr, schedule: t.schedule, objective: t.objective };
+    let first_epoch = state.epoch;
+    let mut trainer = Trainer::new(state);
+    let run_clock = Instant::now();
+    let out_dir = t.out_dir.clone();
+    let mut after_epoch = |r: &EpochReport, state: &State| -> Result<(), String> {
+        let done = r.epoch - first_epoch;
+        let elapsed = run_clock.elapsed().as_secs_f64();
+        let eta = elapsed / f64::from(done) * f64::from(t.epochs - r.epoch);
+        let valid = r.valid_loss.map_or("-".to_string(), |v| format!("{v:.6}"));
+        println!(
+            "epoch {:>3}/{}  train {:.6}  valid {valid}  lr {:.2e}  {:.0} pos/s  elapsed {}  eta {}",
+            r.epoch,
+            t.epochs,
+            r.train_loss,
+            r.lr,
+            r.positions_per_second,
+            clock(elapsed),
+            clock(eta)
+        );
+        checkpoint::write(&out_dir.join(format!("epoch-{}.ckpt", r.epoch)), state)?;
+        QuantisedNetwork::from_float(&state.net).write(&out_dir.join(format!("epoch-{}.lznn", r.epoch)))
+    };
+    trainer.run(&data.train, &data.valid, &settings, &mut after_epoch)?;
+    let net = &trainer.state.net;
+    let q = QuantisedNetwork::from_float(net);
+    let final_path = t.out_dir.join("final.lznn");
+    q.write(&final_path)?;
+    let sample = if data.valid.is_empty() { &data.train } else { &data.valid };
+    report_quantisation(net, &q, &sample[..sample.len().min(20_000)]);
+    println!("wrote {}", final_path.display());
+    Ok(())
+}
+
+/// How far the integer network strays from the float one on real positions.
+fn report_quantisation(net: &Network, q: &QuantisedNetwork, sample: &[Entry]) {
+    if sample.is_empty() {
+        return;
+    }
+    let (mut total, mut worst) = (0.0f64, 0.0f32);
+    for e in sample {
+        let pieces: Vec<_> = e.pieces().collect();
+        let float_cp = net.output(&pieces, e.side_to_move()) * nnue::SCALE;
+        let diff = (float_cp - q.evaluate(&pieces, e.side_to_move()) as f32).abs();
+        total += f64::from(diff);
+        worst = worst.max(diff);
+    }
+    println!(
+        "quantisation: |float - integer| over {} positions: mean {:.2} cp, max {:.1} cp",
+        sample.len(),
+        total / sample.len() as f64,
+        worst
+    );
+}
+
+fn quantise(checkpoint_path: &Path, output: &Path) -> Result<(), String> {
+    let state = checkpoint::read(checkpoint_path)?;
+    QuantisedNetwork::from_float(&state.net).write(output)?;
+    println!(
+        "wrote {} (hidden {}, after epoch {} of its run)",
+        output.display(),
+        state.net.hidden,
+        state.epoch
+    );
+    Ok(())
+}
+
+fn info(path: &Path) -> Result<(), String> {
+    let q = QuantisedNetwork::read(path)?;
+    let bytes = q.to_bytes();
+    let range = |v: &[i16]| {
+        let (lo, hi) = v.iter().fold((i16::MAX, i16::MIN), |(lo, hi), &x| (lo.min(x), hi.max(x)));
+        format!("{lo}..{hi}")
+    };
+    println!("{}: a valid network file", path.display());
+    println!("  magic LZNN, version {}, {} bytes", nnue::VERSION, bytes.len());
+    println!("  inputs 768, hidden {}, activation SCReLU", q.hidden);
+    println!("  QA {}, QB {}, SCALE {}", nnue::QA, nnue::QB, nnue::SCALE);
+    println!("  hash {:#018x}", nnue::fnv1a(&bytes[nnue::HEADER_BYTES..]));
+    println!("  feature weights {}", range(&q.feature_weights));
+    println!("  feature biases {}", range(&q.feature_biases));
+    println!("  output weights {}", range(&q.output_weights));
+    println!("  output bias {}", q.output_bias);
+    Ok(())
+}
+
+fn eval(path: &Path, fen: &str) -> Result<(), String> {
+    let q = QuantisedNetwork::read(path)?;
+    let (pieces, stm) = parse_fen(fen).map_err(|e| e.to_string())?;
+    let cp = q.evaluate(&pieces, stm);
+    let white = if stm == Colour::White { cp } else { -cp };
+    println!("{cp} cp for the side to move ({white} cp for White)");
+    Ok(())
+}

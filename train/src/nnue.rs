@@ -1,0 +1,203 @@
+//! The quantised network: its file (`docs/network-format.md`), quantisation from the float
+//! network, and the integer evaluation that the engine's inference must reproduce exactly.
+
+use crate::chess::{feature_index, Colour, Piece, INPUTS};
+use crate::network::Network;
+use std::fmt;
+use std::path::Path;
+
+/// Hidden weights and biases are stored as round(w · QA); an activation of 1.0 is QA.
+pub const QA: i32 = 255;
+/// Output weights are stored as round(w · QB).
+pub const QB: i32 = 64;
+/// The float output × SCALE is centipawns.
+pub const SCALE: f32 = 400.0;
+const SCALE_INT: i32 = 400;
+
+pub const MAGIC: &[u8; 4] = b"LZNN";
+pub const VERSION: u32 = 1;
+pub const ACTIVATION_SCRELU: u32 = 1;
+pub const HEADER_BYTES: usize = 40;
+/// The largest hidden size a reader accepts: far above any useful network, it keeps a corrupt
+/// header from asking for an absurd allocation.
+pub const MAX_HIDDEN: usize = 1 << 16;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct QuantisedNetwork {
+    pub hidden: usize,
+    /// 768 · H, feature-major.
+    pub feature_weights: Vec<i16>,
+    pub feature_biases: Vec<i16>,
+    /// The side to move's H, then the other side's H.
+    pub output_weights: Vec<i16>,
+    /// At scale QA · QB.
+    pub output_bias: i32,
+}
+
+/// Why a network file was refused; names the field at fault.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NetworkError(pub String);
+
+impl fmt::Display for NetworkError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for NetworkError {}
+
+/// 64-bit FNV-1a.
+pub fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut hash = 0xcbf2_9ce4_8422_2325u64;
+    for &b in bytes {
+        hash ^= u64::from(b);
+        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    hash
+}
+
+fn quantise(w: f32, scale: i32) -> i16 {
+    (w * scale as f32).round().clamp(f32::from(i16::MIN), f32::from(i16::MAX)) as i16
+}
+
+impl QuantisedNetwork {
+    pub fn from_float(net: &Network) -> QuantisedNetwork {
+        QuantisedNetwork {
+            hidden: net.hidden,
+            feature_weights: net.feature_weights().iter().map(|&w| quantise(w, QA)).collect(),
+            feature_biases: net.feature_biases().iter().map(|&w| quantise(w, QA)).collect(),
+            output_weights: net.output_weights().iter().map(|&w| quantise(w, QB)).collect(),
+            output_bias: (net.output_bias() * (QA * QB) as f32).round() as i32,
+        }
+    }
+
+    /// The file's length for hidden size `hidden`.
+    pub fn file_len(hidden: usize) -> usize {
+        HEADER_BYTES + INPUTS * hidden * 2 + hidden * 2 + 2 * hidden * 2 + 4
+    }
+
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut body = Vec::with_capacity(Self::file_len(self.hidden) - HEADER_BYTES);
+        for v in self.feature_weights.iter().chain(&self.feature_biases).chain(&self.output_weights) {
+            body.extend_from_slice(&v.to_le_bytes());
+        }
+        body.extend_from_slice(&self.output_bias.to_le_bytes());
+        let mut out = Vec::with_capacity(HEADER_BYTES + body.len());
+        out.extend_from_slice(MAGIC);
+        for field in [VERSION, INPUTS as u32, self.hidden as u32, ACTIVATION_SCRELU, QA as u32, QB as u32] {
+            out.extend_from_slice(&field.to_le_bytes());
+        }
+        out.extend_from_slice(&(SCALE_INT as u32).to_le_bytes());
+        out.extend_from_slice(&fnv1a(&body).to_le_bytes());
+        out.extend_from_slice(&body);
+        out
+    }
+
+    /// Reads a network file's bytes, refusing any field that disagrees with the format.
+    pub fn from_bytes(bytes: &[u8]) -> Result<QuantisedNetwork, NetworkError> {
+        let bad = |m: String| Err(NetworkError(m));
+        if bytes.len() < HEADER_BYTES {
+            return bad(format!(
+                "length: {} bytes, shorter than the {HEADER_BYTES}-byte header",
+                bytes.len()
+            ));
+        }
+        if &bytes[0..4] != MAGIC {
+            return bad(format!("magic: {:?}, expected \"LZNN\"", String::from_utf8_lossy(&bytes[0..4])));
+        }
+        let field =
+            |i: usize| u32::from_le_bytes(bytes[4 + 4 * i..8 + 4 * i].try_into().expect("four bytes"));
+        let expect = [
+            ("version", VERSION),
+            ("inputs", INPUTS as u32),
+            ("hidden", 0),
+            ("activation", ACTIVATION_SCRELU),
+            ("QA", QA as u32),
+            ("QB", QB as u32),
+            ("SCALE", SCALE_INT as u32),
+        ];
+        for (i, (name, want)) in expect.iter().enumerate() {
+            let got = field(i);
+            if *name != "hidden" && got != *want {
+                return bad(format!("{name}: {got}, expected {want}"));
+            }
+        }
+        let hidden = field(2) as usize;
+        if hidden == 0 || hidden > MAX_HIDDEN {
+            return bad(format!("hidden: {hidden}, expected 1 to {MAX_HIDDEN}"));
+        }
+        let want_len = Self::file_len(hidden);
+        if bytes.len() != want_len {
+            return bad(format!(
+                "length: {} bytes, expected {want_len} for hidden size {hidden}",
+                bytes.len()
+            ));
+        }
+        let stored = u64::from_le_bytes(bytes[32..40].try_into().expect("eight bytes"));
+        let body = &bytes[HEADER_BYTES..];
+        if fnv1a(body) != stored {
+            return bad(format!("hash: stored {stored:#018x}, the contents hash to {:#018x}", fnv1a(body)));
+        }
+        let mut words = body.chunks_exact(2).map(|c| i16::from_le_bytes([c[0], c[1]]));
+        let mut take = |n: usize| words.by_ref().take(n).collect::<Vec<i16>>();
+        let feature_weights = take(INPUTS * hidden);
+        let feature_biases = take(hidden);
+        let output_weights = take(2 * hidden);
+        let output_bias = i32::from_le_bytes(body[body.len() - 4..].try_into().expect("four bytes"));
+        Ok(QuantisedNetwork { hidden, feature_weights, feature_biases, output_weights, output_bias })
+    }
+
+    pub fn read(path: &Path) -> Result<QuantisedNetwork, String> {
+        let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        Self::from_bytes(&bytes).map_err(|e| format!("{}: {e}", path.display()))
+    }
+
+    pub fn write(&self, path: &Path) -> Result<(), String> {
+        write_atomically(path, &self.to_bytes())
+    }
+
+    /// The accumulator of one perspective: bias plus the columns of the active features. i16
+    /// addition wraps, as the engine's vector adds do; with at most 32 pieces and weights within
+    /// ±505 it cannot overflow.
+    pub fn accumulator(&self, pieces: &[Piece], perspective: Colour) -> Vec<i16> {
+        let h = self.hidden;
+        let mut acc = self.feature_biases.clone();
+        for p in pieces {
+            let f = feature_index(perspective, p.colour, p.kind, p.square);
+            for (a, w) in acc.iter_mut().zip(&self.feature_weights[f * h..(f + 1) * h]) {
+                *a = a.wrapping_add(*w);
+            }
+        }
+        acc
+    }
+
+    /// Centipawns for the side to move, exactly as docs/network-format.md defines it. The i32
+    /// sums wrap on overflow (as vector multiply-adds do), which keeps the result independent of
+    /// the order of summation.
+    pub fn evaluate(&self, pieces: &[Piece], stm: Colour) -> i32 {
+        let h = self.hidden;
+        let us = self.accumulator(pieces, stm);
+        let them = self.accumulator(pieces, stm.flip());
+        let mut sum = 0i32;
+        for (acc, weights) in [(&us, &self.output_weights[..h]), (&them, &self.output_weights[h..])] {
+            for (&a, &w) in acc.iter().zip(weights) {
+                let c = i32::from(a).clamp(0, QA);
+                sum = sum.wrapping_add((c * c).wrapping_mul(i32::from(w)));
+            }
+        }
+        (sum / QA).wrapping_add(self.output_bias).wrapping_mul(SCALE_INT) / (QA * QB)
+    }
+}
+
+/// Writes through a temporary file and a rename, so that an interrupted run never leaves a
+/// half-written network or checkpoint under the final name.
+pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let tmp = std::path::PathBuf::from(tmp);
+    std::fs::write(&tmp, bytes).map_err(|e| format!("{}: {e}", tmp.display()))?;
+    std::fs::rename(&tmp, path).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,180 @@
+use super::*;
+use crate::chess::{parse_fen, PieceType};
+use crate::network::tests::positions;
+use crate::rng::Rng;
+
+fn random_network(hidden: usize, seed: u64) -> Network {
+    let mut rng = Rng::new(seed);
+    let mut net = Network::random(hidden, &mut rng);
+    // Weights of a trained network's size: feature weights and biases within a few tenths,
+    // output weights up to about one, with some at the clip.
+    let h = hidden;
+    for (i, w) in net.params.iter_mut().enumerate() {
+        *w = if i < INPUTS * h {
+            0.12 * rng.symmetric()
+        } else if i < INPUTS * h + h {
+            0.1 + 0.2 * rng.symmetric()
+        } else {
+            rng.symmetric()
+        };
+        if rng.below(200) == 0 {
+            *w = if rng.below(2) == 0 { 1.98 } else { -1.98 };
+        }
+    }
+    let last = net.params.len() - 1;
+    net.params[last] = 0.05;
+    net
+}
+
+#[test]
+fn file_round_trip() {
+    let q = QuantisedNetwork::from_float(&random_network(32, 1));
+    let bytes = q.to_bytes();
+    assert_eq!(bytes.len(), QuantisedNetwork::file_len(32));
+    assert_eq!(&bytes[0..4], b"LZNN");
+    assert_eq!(u32::from_le_bytes(bytes[12..16].try_into().unwrap()), 32);
+    assert_eq!(QuantisedNetwork::from_bytes(&bytes).unwrap(), q);
+
+    let path = std::env::temp_dir().join(format!("lazuli-train-{}-round.lznn", std::process::id()));
+    q.write(&path).unwrap();
+    let back = QuantisedNetwork::read(&path);
+    std::fs::remove_file(&path).ok();
+    assert_eq!(back.unwrap(), q);
+}
+
+#[test]
+fn corrupt_network_files_name_the_field() {
+    let good = QuantisedNetwork::from_float(&random_network(8, 2)).to_bytes();
+    let with = |offset: usize, value: u32| {
+        let mut b = good.clone();
+        b[offset..offset + 4].copy_from_slice(&value.to_le_bytes());
+        b
+    };
+    let mut flipped = good.clone();
+    flipped[HEADER_BYTES + 100] ^= 0x40;
+    let mut longer = good.clone();
+    longer.push(0);
+    let cases: Vec<(Vec<u8>, &str)> = vec![
+        (b"LZN".to_vec(), "length"),
+        (with(0, u32::from_le_bytes(*b"LZNX")), "magic"),
+        (with(4, 2), "version"),
+        (with(8, 769), "inputs"),
+        (with(12, 0), "hidden"),
+        (with(12, 9), "length"),
+        (with(12, u32::MAX), "hidden"),
+        (with(16, 2), "activation"),
+        (with(20, 256), "QA"),
+        (with(24, 128), "QB"),
+        (with(28, 100), "SCALE"),
+        (flipped, "hash"),
+        (good[..good.len() - 1].to_vec(), "length"),
+        (longer, "length"),
+    ];
+    for (bytes, field) in cases {
+        let err = QuantisedNetwork::from_bytes(&bytes).expect_err(field);
+        assert!(err.0.starts_with(field), "{err} should name {field}");
+    }
+    let missing = std::env::temp_dir().join("lazuli-train-no-such-file.lznn");
+    assert!(QuantisedNetwork::read(&missing).unwrap_err().contains("no-such-file"));
+}
+
+#[test]
+fn integer_formula_by_hand() {
+    // H = 1: the white king on e1 adds 0.5 (127.5 → 128) to a bias of 0.25 (63.75 → 64), so the
+    // side to move's accumulator is 192 when White is to move; the black king on e8 seen by Black
+    // is the same feature, so the other accumulator is 192 too.
+    let mut net = Network::zeroed(1);
+    let king = crate::feature_index(Colour::White, Colour::White, PieceType::King, 4);
+    net.params[king] = 0.5;
+    net.params[INPUTS] = 0.25;
+    net.params[INPUTS + 1] = 0.75; // → 48
+    net.params[INPUTS + 2] = -0.25; // → -16
+    net.params[INPUTS + 3] = 0.1; // → round(1632) = 1632
+    let q = QuantisedNetwork::from_float(&net);
+    assert_eq!((q.feature_weights[king], q.feature_biases[0]), (128, 64));
+    assert_eq!((q.output_weights.clone(), q.output_bias), (vec![48, -16], 1632));
+    let (pieces, stm) = parse_fen("4k3/8/8/8/8/8/8/4K3 w - - 0 1").unwrap();
+    // sum = 192² · 48 + 192² · (-16) = 1179648; / 255 = 4626; + 1632 = 6258; · 400 / 16320 = 153.
+    assert_eq!(q.evaluate(&pieces, stm), 153);
+    // A negative total rounds toward zero: flip the output weights' signs and drop the bias.
+    let mut neg = q.clone();
+    neg.output_weights = vec![-48, 16];
+    neg.output_bias = 0;
+    // -1179648 / 255 = -4626 (toward zero); · 400 = -1850400; / 16320 = -113.38… → -113.
+    assert_eq!(neg.evaluate(&pieces, stm), -113);
+}
+
+/// The float network with the quantised weights put back into floats: the integer evaluation
+/// must give its output up to the two truncating divisions (under 1.1 cp together).
+fn dequantised(q: &QuantisedNetwork) -> Network {
+    let mut net = Network::zeroed(q.hidden);
+    let h = q.hidden;
+    for (i, &w) in q.feature_weights.iter().chain(&q.feature_biases).enumerate() {
+        net.params[i] = f32::from(w) / QA as f32;
+    }
+    for (i, &w) in q.output_weights.iter().enumerate() {
+        net.params[INPUTS * h + h + i] = f32::from(w) / QB as f32;
+    }
+    net.params[INPUTS * h + 3 * h] = q.output_bias as f32 / (QA * QB) as f32;
+    net
+}
+
+#[test]
+fn integer_evaluation_is_the_formula_on_the_stored_weights() {
+    let q = QuantisedNetwork::from_float(&random_network(256, 7));
+    let net = dequantised(&q);
+    let mut spread = 0.0f32;
+    for (pieces, stm) in positions() {
+        for side in [stm, stm.flip()] {
+            let float_cp = net.output(&pieces, side) * SCALE;
+            let int_cp = q.evaluate(&pieces, side) as f32;
+            assert!((float_cp - int_cp).abs() <= 1.1 + 1e-4 * float_cp.abs(), "{float_cp} vs {int_cp}");
+            spread = spread.max(float_cp.abs());
+        }
+    }
+    assert!(spread > 100.0, "outputs too small to mean anything: {spread}");
+}
+
+#[test]
+fn quantised_output_follows_the_float_network() {
+    use crate::network::Objective;
+    use crate::optimiser::Schedule;
+    use crate::trainer::{Settings, State, Trainer};
+    let data = crate::network::tests::material_data(3000, 11);
+    let settings = Settings {
+        epochs: 4,
+        batch: 128,
+        lr: 0.005,
+        schedule: Schedule::Step { every: 10, gamma: 0.3 },
+        objective: Objective { wdl: 0.0, power: 2.0, k: 400.0 },
+    };
+    let mut trainer = Trainer::new(State::new(256, 0.01, 3));
+    trainer.run(&data, &[], &settings, &mut |_, _| Ok(())).unwrap();
+    let net = &trainer.state.net;
+    let q = QuantisedNetwork::from_float(net);
+    // Rounding the output weights to 1/64 moves the output by some centipawns per active
+    // neuron group; ±(2% + 10 cp) is the budget the quantisation is allowed.
+    let mut spread = 0.0f32;
+    for (pieces, stm) in positions() {
+        for side in [stm, stm.flip()] {
+            let float_cp = net.output(&pieces, side) * SCALE;
+            let int_cp = q.evaluate(&pieces, side) as f32;
+            let allowed = 0.02 * float_cp.abs() + 10.0;
+            assert!((float_cp - int_cp).abs() <= allowed, "float {float_cp} cp, integer {int_cp} cp");
+            spread = spread.max(float_cp.abs());
+        }
+    }
+    assert!(spread > 100.0, "the trained network's outputs are too small to mean anything: {spread}");
+}
+
+#[test]
+fn colour_mirrored_positions_evaluate_alike() {
+    let q = QuantisedNetwork::from_float(&random_network(64, 3));
+    for (pieces, stm) in positions() {
+        let mirrored: Vec<Piece> = pieces
+            .iter()
+            .map(|p| Piece { colour: p.colour.flip(), kind: p.kind, square: p.square ^ 56 })
+            .collect();
+        assert_eq!(q.evaluate(&pieces, stm), q.evaluate(&mirrored, stm.flip()));
+    }
+}

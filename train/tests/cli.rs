@@ -1,0 +1,144 @@
+//! The binary end to end: exit codes, a short training run on a text file, and the files it
+//! writes read back by `info`, `eval` and `quantise`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_lazuli-train")).args(args).output().expect("the binary runs")
+}
+
+fn text(output: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr))
+}
+
+fn scratch_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("lazuli-train-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn exit_codes() {
+    let help = run(&["--help"]);
+    assert_eq!(help.status.code(), Some(0));
+    assert!(text(&help).contains("usage:"));
+    for bad in [
+        &[][..],
+        &["train", "--data"],
+        &["train", "--data", "x", "--out-dir", "y", "--wdl", "7"],
+        &["frobnicate"],
+    ] {
+        let out = run(bad);
+        assert_eq!(out.status.code(), Some(2), "{bad:?}: {}", text(&out));
+        assert!(String::from_utf8_lossy(&out.stderr).contains("usage:"));
+    }
+    let dir = scratch_dir("codes");
+    let missing = dir.join("missing.lznn");
+    let out = run(&["info", missing.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out).contains("missing.lznn"));
+    let junk = dir.join("junk.txt");
+    std::fs::write(&junk, "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 | 12 | 2.0\n").unwrap();
+    let out = run(&["train", "--data", junk.to_str().unwrap(), "--out-dir", dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out).contains("line 1: bad result"), "{}", text(&out));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+fn write_data(path: &Path) {
+    // Kings and a few pieces; the score is the material balance from White's side.
+    let placements = [
+        ("4k3/8/8/8/8/8/8/3QK3", 900),
+        ("3qk3/8/8/8/8/8/8/4K3", -900),
+        ("4k3/8/8/8/8/8/8/R3K3", 500),
+        ("r3k3/8/8/8/8/8/8/4K3", -500),
+        ("4k3/pp6/8/8/8/8/8/4K3", -200),
+        ("4k3/8/8/8/8/8/PP6/4K3", 200),
+        ("4k3/8/8/8/8/8/8/4K3", 0),
+    ];
+    let mut lines = String::new();
+    for i in 0..700 {
+        let (board, score) = placements[i % placements.len()];
+        let side = if i % 2 == 0 { "w" } else { "b" };
+        let result = if score > 0 {
+            "1.0"
+        } else if score < 0 {
+            "0.0"
+        } else {
+            "0.5"
+        };
+        lines.push_str(&format!("{board} {side} - - 0 1 | {score} | {result}\n"));
+    }
+    std::fs::write(path, lines).unwrap();
+}
+
+#[test]
+fn train_quantise_info_and_eval() {
+    let dir = scratch_dir("train");
+    let data = dir.join("data.txt");
+    write_data(&data);
+    let out_dir = dir.join("nets");
+    let (data_s, out_s) = (data.to_str().unwrap(), out_dir.to_str().unwrap());
+    let common = ["--data", data_s, "--out-dir", out_s, "--hidden", "16", "--batch", "64", "--lr", "0.01"];
+    let first = run(&[&["train", "--epochs", "2", "--threads", "1"][..], &common].concat());
+    assert_eq!(first.status.code(), Some(0), "{}", text(&first));
+    let log = text(&first);
+    assert!(log.contains("epoch   2/2") && log.contains("pos/s") && log.contains("eta"), "{log}");
+    for file in ["epoch-1.ckpt", "epoch-1.lznn", "epoch-2.ckpt", "epoch-2.lznn", "final.lznn"] {
+        assert!(out_dir.join(file).exists(), "{file}");
+    }
+
+    let resumed = run(&[
+        &[
+            "train",
+            "--epochs",
+            "3",
+            "--threads",
+            "1",
+            "--resume",
+            out_dir.join("epoch-2.ckpt").to_str().unwrap(),
+        ][..],
+        &common,
+    ]
+    .concat());
+    assert_eq!(resumed.status.code(), Some(0), "{}", text(&resumed));
+    assert!(text(&resumed).contains("resuming") && text(&resumed).contains("epoch   3/3"));
+    let wrong = run(&[
+        &["train", "--resume", out_dir.join("epoch-2.ckpt").to_str().unwrap(), "--hidden", "8"][..],
+        &common[..4],
+    ]
+    .concat());
+    assert_eq!(wrong.status.code(), Some(1), "{}", text(&wrong));
+
+    let net = out_dir.join("final.lznn");
+    let info = run(&["info", net.to_str().unwrap()]);
+    assert_eq!(info.status.code(), Some(0));
+    assert!(text(&info).contains("hidden 16"), "{}", text(&info));
+
+    let again = dir.join("again.lznn");
+    let quantised =
+        run(&["quantise", out_dir.join("epoch-3.ckpt").to_str().unwrap(), again.to_str().unwrap()]);
+    assert_eq!(quantised.status.code(), Some(0), "{}", text(&quantised));
+    assert_eq!(std::fs::read(&again).unwrap(), std::fs::read(&net).unwrap());
+
+    // The network has learnt that a queen up is good for its owner, whoever is to move.
+    let cp = |fen: &str| -> i32 {
+        let out = run(&["eval", net.to_str().unwrap(), fen]);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+        text(&out).split_whitespace().next().unwrap().parse().unwrap()
+    };
+    assert!(cp("4k3/8/8/8/8/8/8/3QK3 w - - 0 1") > 100);
+    assert!(cp("4k3/8/8/8/8/8/8/3QK3 b - - 0 1") < -100);
+    let bad_fen = run(&["eval", net.to_str().unwrap(), "not a fen"]);
+    assert_eq!(bad_fen.status.code(), Some(1));
+
+    let mut damaged = std::fs::read(&net).unwrap();
+    damaged[100] ^= 1;
+    std::fs::write(&net, damaged).unwrap();
+    let out = run(&["info", net.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out).contains("hash"), "{}", text(&out));
+    std::fs::remove_dir_all(&dir).ok();
+}
