@@ -5,6 +5,7 @@
 mod format;
 mod incremental;
 mod kernels;
+mod search;
 mod symmetry;
 
 use super::format::{fnv1a, FILE_LEN};
