@@ -70,6 +70,7 @@ impl Session {
                 Ok(mode) => self.pool.set_vote_mode(mode),
                 Err(e) => self.info(&e),
             },
+            ("EvalFile", OptionValue::String(path)) => self.set_eval_file(&path),
             ("Debug Log File", OptionValue::String(path)) => {
                 if let Err(e) = crate::log::set_file(&path) {
                     self.info(&e);
@@ -135,5 +136,6 @@ impl Session {
                 self.info(&e);
             }
         }
+        self.apply_pending_network();
     }
 }
