@@ -56,7 +56,7 @@ impl Network {
         let mut column = |range: i32| Column(std::array::from_fn(|_| next(range)));
         let feature_weights: Box<[Column]> = (0..INPUTS).map(|_| column(60)).collect();
         let feature_bias = column(80);
-        let output_weights = [column(40), column(40)];
+        let output_weights = [column(6), column(6)];
         let network = Network::from_parts(feature_weights, feature_bias, output_weights, 0, 0);
         // The hash of the file it would be, so that it names the network as a loaded one would.
         let hash = super::format::fnv1a(&network.to_bytes()[super::HEADER_LEN..]);
