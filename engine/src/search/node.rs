@@ -118,22 +118,25 @@ impl Searcher {
     }
 
     // Every move the search makes goes through these three, so a network's accumulators follow
-    // the board (`ponder_move` only peeks at one position and takes its move back at once);
-    // without a network they are the board's own.
+    // the board (`ponder_move` only peeks at one position and takes its move back at once).
+    // Without a network they are the board's own calls, inlined as before.
 
-    #[inline]
+    #[inline(always)]
     pub(super) fn make_move(&mut self, board: &mut Board, mv: Move) {
         match &mut self.nnue {
             None => board.make_move(mv),
-            Some(accumulators) => {
-                let delta = FeatureDelta::of_move(board.position(), mv);
-                board.make_move(mv);
-                accumulators.push(delta, board.position().key());
-            }
+            Some(accumulators) => Self::make_move_tracked(accumulators, board, mv),
         }
     }
 
-    #[inline]
+    #[inline(never)]
+    fn make_move_tracked(accumulators: &mut AccumulatorStack, board: &mut Board, mv: Move) {
+        let delta = FeatureDelta::of_move(board.position(), mv);
+        board.make_move(mv);
+        accumulators.push(delta, board.position().key());
+    }
+
+    #[inline(always)]
     pub(super) fn make_null_move(&mut self, board: &mut Board) {
         board.make_null_move();
         if let Some(accumulators) = &mut self.nnue {
@@ -141,7 +144,7 @@ impl Searcher {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     pub(super) fn unmake(&mut self, board: &mut Board) {
         board.unmake();
         if let Some(accumulators) = &mut self.nnue {
