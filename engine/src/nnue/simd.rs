@@ -123,7 +123,9 @@ mod avx2 {
     const LANES: usize = 16;
     const _: () = assert!(HIDDEN % LANES == 0);
 
-    /// See `Kernels::add_sub`.
+    /// See `Kernels::add_sub`. The counts that moves produce (quiet 1 + 1, capture or
+    /// promotion 1 + 2, castling 2 + 2, null move 0 + 0) get loops with the counts fixed, which
+    /// the compiler unrolls; any other count takes the general loop.
     ///
     /// # Safety
     /// The CPU must support AVX2.
@@ -134,11 +136,60 @@ mod avx2 {
         adds: &[&Column],
         subs: &[&Column],
     ) {
+        // SAFETY: the caller guarantees AVX2, all that the functions called need.
+        unsafe {
+            match (adds, subs) {
+                (&[a], &[s]) => add_sub_fixed(out, input, [a], [s]),
+                (&[a], &[s, t]) => add_sub_fixed(out, input, [a], [s, t]),
+                (&[a, b], &[s, t]) => add_sub_fixed(out, input, [a, b], [s, t]),
+                _ => add_sub_any(out, input, adds, subs),
+            }
+        }
+    }
+
+    /// `add_sub` for `A` columns added and `S` removed.
+    ///
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[target_feature(enable = "avx2")]
+    unsafe fn add_sub_fixed<const A: usize, const S: usize>(
+        out: &mut [i16; HIDDEN],
+        input: &[i16; HIDDEN],
+        adds: [&Column; A],
+        subs: [&Column; S],
+    ) {
         for chunk in 0..HIDDEN / LANES {
             let at = chunk * LANES;
             // SAFETY: the caller guarantees AVX2. `at + LANES <= HIDDEN`, so every unaligned
             // 32-byte load and store stays inside its array of `HIDDEN` i16; `out` is borrowed
             // mutably, so it overlaps none of the arrays read.
+            unsafe {
+                let mut v = _mm256_loadu_si256(input.as_ptr().add(at).cast());
+                for add in adds {
+                    v = _mm256_add_epi16(v, _mm256_loadu_si256(add.0.as_ptr().add(at).cast()));
+                }
+                for sub in subs {
+                    v = _mm256_sub_epi16(v, _mm256_loadu_si256(sub.0.as_ptr().add(at).cast()));
+                }
+                _mm256_storeu_si256(out.as_mut_ptr().add(at).cast(), v);
+            }
+        }
+    }
+
+    /// `add_sub` for any counts.
+    ///
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[target_feature(enable = "avx2")]
+    unsafe fn add_sub_any(
+        out: &mut [i16; HIDDEN],
+        input: &[i16; HIDDEN],
+        adds: &[&Column],
+        subs: &[&Column],
+    ) {
+        for chunk in 0..HIDDEN / LANES {
+            let at = chunk * LANES;
+            // SAFETY: as in `add_sub_fixed`.
             unsafe {
                 let mut v = _mm256_loadu_si256(input.as_ptr().add(at).cast());
                 for add in adds {
