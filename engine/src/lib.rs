@@ -5,6 +5,7 @@ pub mod bench;
 pub mod board;
 pub mod eval;
 pub mod movegen;
+pub mod nnue;
 pub mod sched;
 pub mod search;
 pub mod see;

@@ -9,6 +9,7 @@ use crate::protocol::MAX_LINE;
 use smp::engine::bench::{run_bench, DEFAULT_BENCH_DEPTH};
 use smp::engine::board::{Board, Move, Position};
 use smp::engine::movegen::legal_moves;
+use smp::engine::nnue::Network;
 use smp::engine::search::HelperPolicy;
 use smp::engine::tb::Tablebases;
 use smp::Pool;
@@ -17,6 +18,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 mod go;
+mod network;
 mod setoption;
 
 /// Deepest `go perft` and `bench` accepted over UCI (both run to completion before the next
@@ -51,6 +53,9 @@ pub struct Session {
     /// Tablebase settings or helper policy changed during a search: applied after it.
     pending_syzygy: bool,
     pending_policy: Option<HelperPolicy>,
+    /// An `EvalFile` change (a network, or `None` for the hand-crafted evaluation) that waits
+    /// for the search to end.
+    pending_network: Option<Option<Arc<Network>>>,
     /// When the current search started (for `ponderhit`).
     search_start: Instant,
     /// Raised by `go`, lowered once its `bestmove` is written (a `go` that arrives before then
@@ -106,6 +111,7 @@ impl Session {
             syzygy: SyzygyOptions::default(),
             pending_syzygy: false,
             pending_policy: None,
+            pending_network: None,
             search_start: Instant::now(),
             searching: Arc::new(AtomicBool::new(false)),
             pondering: false,
@@ -272,7 +278,7 @@ impl Session {
                 return Flow::Quit;
             }
             Command::Display => self.display(),
-            Command::Eval => self.line(&smp::engine::eval::trace(self.board.position())),
+            Command::Eval => self.eval(),
             Command::Bench(depth) => self.bench(depth),
         }
         Flow::Continue

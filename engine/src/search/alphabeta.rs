@@ -228,10 +228,10 @@ impl Searcher {
                 let entry = self.ss_mut(ply);
                 entry.mv = Move::NULL;
                 entry.piece = None;
-                board.make_null_move();
+                self.make_null_move(board);
                 let score =
                     -self.negamax::<false>(board, ctx, depth - r, -beta, -beta + 1, ply + 1, !cut_node);
-                board.unmake();
+                self.unmake(board);
                 if self.stopped {
                     return 0;
                 }
@@ -385,7 +385,7 @@ impl Searcher {
             let entry = self.ss_mut(ply);
             entry.mv = mv;
             entry.piece = Some(piece);
-            board.make_move(mv);
+            self.make_move(board, mv);
 
             // Step 13. Check extension.
             if gives_check && extension == 0 && ply < 2 * self.root_depth as usize {
@@ -419,7 +419,7 @@ impl Searcher {
             if PV && (move_count == 1 || score > alpha) {
                 score = -self.negamax::<true>(board, ctx, new_depth, -beta, -alpha, ply + 1, false);
             }
-            board.unmake();
+            self.unmake(board);
             if self.stopped {
                 return 0;
             }

@@ -37,6 +37,7 @@ impl Searcher {
         self.stopped = false;
         self.nmp_min_ply = 0;
         self.stack.iter_mut().for_each(|e| *e = StackEntry::default());
+        self.prepare_evaluation(&root);
         // The LMR coefficients may have been changed by UCI options since the last search.
         #[cfg(feature = "spsa")]
         {

@@ -23,6 +23,7 @@ pub mod score;
 
 use crate::board::{Move, Piece};
 use crate::eval::PawnCache;
+use crate::nnue::{AccumulatorStack, EvalSource};
 use crate::tb::Tablebases;
 use crate::tt::TranspositionTable;
 use history::{ContKey, ContinuationHistory, Histories};
@@ -237,6 +238,10 @@ pub struct Searcher {
     /// Shared by the threads of a pool (`share_histories`); a searcher's own otherwise.
     correction: Arc<CorrectionHistory>,
     pawn_cache: PawnCache,
+    /// Which evaluation searches use (normally the process-wide choice).
+    eval_source: EvalSource,
+    /// The network's accumulators while a search uses one; `None`: the hand-crafted evaluation.
+    nnue: Option<AccumulatorStack>,
     stack: Vec<StackEntry>,
     pv: Vec<[Move; MAX_PLY + 1]>,
     pv_len: [usize; MAX_PLY + 1],
@@ -280,6 +285,8 @@ impl Searcher {
             hist: Histories::new(),
             correction: Arc::new(CorrectionHistory::new()),
             pawn_cache: PawnCache::new(1 << 14),
+            eval_source: EvalSource::Active,
+            nnue: None,
             stack: vec![StackEntry::default(); MAX_PLY + STACK_OFFSET + 4],
             pv: vec![[Move::NULL; MAX_PLY + 1]; MAX_PLY + 1],
             pv_len: [0; MAX_PLY + 1],
@@ -298,6 +305,11 @@ impl Searcher {
             root_best: (Move::NULL, 0),
             root_tb: None,
         }
+    }
+
+    /// Evaluate with `source` from the next search on (the default follows `nnue::active`).
+    pub fn set_eval_source(&mut self, source: EvalSource) {
+        self.eval_source = source;
     }
 
     /// Read and teach `shared`'s tables from now on, with the other searchers given them.

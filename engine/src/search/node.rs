@@ -4,10 +4,13 @@
 use super::score::{DRAW, MATE_BOUND, MAX_PLY, TB_WIN};
 use super::{Searcher, SharedState};
 use crate::board::{Board, Move, Position};
+use crate::eval::EVAL_LIMIT;
 use crate::movegen::count_legal_moves;
+use crate::nnue::{AccumulatorStack, FeatureDelta};
 use crate::tb::Wdl;
 use crate::tt::{TtEntry, BOUND_EXACT, BOUND_LOWER, BOUND_UPPER};
 use std::sync::atomic::Ordering;
+use std::sync::Arc;
 
 /// Score and bound of a tablebase result found at `ply`. Wins and losses are bounds (the search
 /// may still find a mate); draws are exact.
@@ -91,9 +94,62 @@ impl Searcher {
         Some(self.limits.start.elapsed().saturating_sub(origin))
     }
 
+    /// The static evaluation of `pos`, the board's current position.
     #[inline]
     pub(super) fn evaluate(&mut self, pos: &Position) -> i32 {
-        crate::eval::evaluate(pos, &mut self.pawn_cache)
+        match &mut self.nnue {
+            None => crate::eval::evaluate(pos, &mut self.pawn_cache),
+            // A network's output is unbounded; the search's evaluations stay far from mates.
+            Some(accumulators) => accumulators.evaluate(pos).clamp(-EVAL_LIMIT, EVAL_LIMIT),
+        }
+    }
+
+    /// Pick the evaluation for a search from `root` and, for a network, set up its accumulators
+    /// (kept from the last search when the network is the same).
+    pub(super) fn prepare_evaluation(&mut self, root: &Position) {
+        self.nnue = match (self.eval_source.resolve(), self.nnue.take()) {
+            (None, _) => None,
+            (Some(network), Some(mut accumulators)) if Arc::ptr_eq(&network, accumulators.network()) => {
+                accumulators.reset(root);
+                Some(accumulators)
+            }
+            (Some(network), _) => Some(AccumulatorStack::new(network, root)),
+        };
+    }
+
+    // Every move the search makes goes through these three, so a network's accumulators follow
+    // the board (`ponder_move` only peeks at one position and takes its move back at once).
+    // Without a network they are the board's own calls, inlined as before.
+
+    #[inline(always)]
+    pub(super) fn make_move(&mut self, board: &mut Board, mv: Move) {
+        match &mut self.nnue {
+            None => board.make_move(mv),
+            Some(accumulators) => Self::make_move_tracked(accumulators, board, mv),
+        }
+    }
+
+    #[inline(never)]
+    fn make_move_tracked(accumulators: &mut AccumulatorStack, board: &mut Board, mv: Move) {
+        let delta = FeatureDelta::of_move(board.position(), mv);
+        board.make_move(mv);
+        accumulators.push(delta, board.position().key());
+    }
+
+    #[inline(always)]
+    pub(super) fn make_null_move(&mut self, board: &mut Board) {
+        board.make_null_move();
+        if let Some(accumulators) = &mut self.nnue {
+            accumulators.push(FeatureDelta::NONE, board.position().key());
+        }
+    }
+
+    #[inline(always)]
+    pub(super) fn unmake(&mut self, board: &mut Board) {
+        board.unmake();
+        if let Some(accumulators) = &mut self.nnue {
+            accumulators.pop();
+        }
     }
 
     /// What a drawn game is worth to the side to move at `ply`: `DRAW` less the contempt at

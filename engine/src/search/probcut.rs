@@ -30,7 +30,7 @@ impl Searcher {
             let entry = self.ss_mut(ply);
             entry.mv = mv;
             entry.piece = pos.piece_on(mv.from());
-            board.make_move(mv);
+            self.make_move(board, mv);
             let mut score = -self.qsearch::<false>(board, ctx, -probcut_beta, -probcut_beta + 1, ply + 1);
             if score >= probcut_beta {
                 score = -self.negamax::<false>(
@@ -43,7 +43,7 @@ impl Searcher {
                     !cut_node,
                 );
             }
-            board.unmake();
+            self.unmake(board);
             if self.stopped {
                 return Some(0);
             }

@@ -106,9 +106,9 @@ impl Searcher {
             let entry = self.ss_mut(ply);
             entry.mv = mv;
             entry.piece = pos.piece_on(mv.from());
-            board.make_move(mv);
+            self.make_move(board, mv);
             let score = -self.qsearch::<PV>(board, ctx, -beta, -alpha, ply + 1);
-            board.unmake();
+            self.unmake(board);
             if self.stopped {
                 return 0;
             }

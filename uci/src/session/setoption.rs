@@ -86,6 +86,7 @@ impl Session {
                 Ok(mode) => self.pool.set_vote_mode(mode),
                 Err(e) => self.info(&e),
             },
+            ("EvalFile", OptionValue::String(path)) => self.set_eval_file(&path),
             ("Debug Log File", OptionValue::String(path)) => {
                 if let Err(e) = crate::log::set_file(&path) {
                     self.info(&e);
@@ -151,6 +152,7 @@ impl Session {
                 self.info(&e);
             }
         }
+        self.apply_pending_network();
         for io in std::mem::take(&mut self.pending_hash_io) {
             let done = match &io {
                 HashIo::Save(path) => self.pool.save_hash(Path::new(path)),

@@ -1,0 +1,122 @@
+//! The neural evaluation (NNUE): the network of `docs/network-format.md`, its accumulators kept
+//! up to date move by move, and the choice between it and the hand-crafted evaluation.
+//!
+//! - `network`: the weights, the from-scratch accumulator and the output layer;
+//! - `format`: reading and writing the file format, with a typed error for every refusal;
+//! - `accumulator`: the per-ply accumulator stack a searcher updates lazily as it moves;
+//! - `simd`: the inner loops, portable and AVX2, chosen at run time.
+//!
+//! Which evaluation a search uses is process-wide (`set_active`), read once by each searcher
+//! at the start of a search; `docs/nnue.md` describes the design.
+
+mod accumulator;
+mod format;
+mod network;
+pub mod simd;
+
+#[cfg(test)]
+mod tests;
+
+pub use accumulator::{AccumulatorStack, FeatureDelta};
+pub use format::{HeaderField, LoadError, FORMAT_VERSION, HEADER_LEN, MAGIC};
+pub use network::Network;
+
+use crate::board::{Color, Piece, Square};
+use std::sync::{Arc, LazyLock, RwLock};
+
+/// Input features per perspective: 2 colours × 6 piece types × 64 squares.
+pub const INPUTS: usize = 768;
+/// Neurons of the hidden layer. Networks of another size are refused.
+pub const HIDDEN: usize = 256;
+/// Hidden weights and biases are stored × QA; an activation of 1.0 is QA.
+pub const QA: i32 = 255;
+/// Output weights are stored × QB.
+pub const QB: i32 = 64;
+/// The float network's output × SCALE is centipawns.
+pub const SCALE: i32 = 400;
+/// The activation code of SCReLU in the file header.
+pub const ACTIVATION_SCRELU: u32 = 1;
+
+/// The network the engine starts with and that an empty `EvalFile` returns to. None yet: the
+/// hand-crafted evaluation is the default until a trained network has proven itself. Embedding
+/// one is this line: `Some(include_bytes!("<path to the file>"))` (a test checks that it loads).
+pub const EMBEDDED_NETWORK: Option<&[u8]> = None;
+
+/// `HIDDEN` i16 values aligned to a cache line: one feature's weights, the biases, an output
+/// weight vector, or one perspective of an accumulator. Aligned, no vector load straddles two
+/// cache lines.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C, align(64))]
+pub struct Column(pub [i16; HIDDEN]);
+
+impl Column {
+    pub const ZERO: Column = Column([0; HIDDEN]);
+}
+
+/// The hidden layer's input sums seen from each side: `[White's, Black's]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Accumulator(pub [Column; 2]);
+
+impl Accumulator {
+    pub const ZERO: Accumulator = Accumulator([Column::ZERO; 2]);
+
+    #[inline]
+    pub fn perspective(&self, color: Color) -> &Column {
+        &self.0[color.index()]
+    }
+}
+
+/// The input index of `piece` on `square` seen from `perspective`: its own pieces in the first
+/// half, the board rank-mirrored for Black.
+#[inline]
+pub fn feature_index(perspective: Color, piece: Piece, square: Square) -> usize {
+    let side = if piece.color() == perspective { 0 } else { INPUTS / 2 };
+    side + 64 * piece.kind().index() + square.relative(perspective).index()
+}
+
+/// The network searches use when told nothing else; `None` is the hand-crafted evaluation.
+static ACTIVE: LazyLock<RwLock<Option<Arc<Network>>>> = LazyLock::new(|| RwLock::new(default_network()));
+
+/// The network set with `set_active` (at start, the embedded one, if any).
+pub fn active() -> Option<Arc<Network>> {
+    ACTIVE.read().unwrap_or_else(|poisoned| poisoned.into_inner()).clone()
+}
+
+/// Make `network` (or, with `None`, the hand-crafted evaluation) the one that searches started
+/// from now on use. Searches already running keep the evaluation they started with.
+pub fn set_active(network: Option<Arc<Network>>) {
+    *ACTIVE.write().unwrap_or_else(|poisoned| poisoned.into_inner()) = network;
+}
+
+/// The embedded network, parsed once; `None` when there is none.
+pub fn default_network() -> Option<Arc<Network>> {
+    static PARSED: LazyLock<Option<Arc<Network>>> = LazyLock::new(|| {
+        EMBEDDED_NETWORK.map(|bytes| {
+            Arc::new(Network::from_bytes(bytes).unwrap_or_else(|e| panic!("the embedded network: {e}")))
+        })
+    });
+    PARSED.clone()
+}
+
+/// Which evaluation a searcher uses.
+#[derive(Clone, Default)]
+pub enum EvalSource {
+    /// Whatever `active()` says when a search starts.
+    #[default]
+    Active,
+    /// The hand-crafted evaluation, whatever is active.
+    HandCrafted,
+    /// This network, whatever is active (tests and tools that must not depend on the process).
+    Network(Arc<Network>),
+}
+
+impl EvalSource {
+    /// The network to use now, or `None` for the hand-crafted evaluation.
+    pub fn resolve(&self) -> Option<Arc<Network>> {
+        match self {
+            EvalSource::Active => active(),
+            EvalSource::HandCrafted => None,
+            EvalSource::Network(network) => Some(Arc::clone(network)),
+        }
+    }
+}

@@ -1,0 +1,152 @@
+//! The network's weights and the two computations on them: the accumulator of a position from
+//! scratch, and the output layer on an accumulator.
+
+use super::simd::{Kernels, OUTPUT_WEIGHT_LIMIT};
+use super::{feature_index, Accumulator, Column, HIDDEN, INPUTS, QA, QB, SCALE};
+use crate::board::{Color, Piece, Position, Square};
+
+/// A loaded network. Immutable once made; searchers share it through an `Arc`.
+pub struct Network {
+    /// One column of `HIDDEN` weights per input feature.
+    feature_weights: Box<[Column]>,
+    feature_bias: Column,
+    /// Applied to the side to move's activations, then to the other side's.
+    output_weights: [Column; 2],
+    /// At scale QA · QB.
+    output_bias: i32,
+    /// The FNV-1a hash of the file's content, which names the network.
+    hash: u64,
+    kernels: Kernels,
+}
+
+impl Network {
+    pub(super) fn from_parts(
+        feature_weights: Box<[Column]>,
+        feature_bias: Column,
+        output_weights: [Column; 2],
+        output_bias: i32,
+        hash: u64,
+    ) -> Network {
+        debug_assert_eq!(feature_weights.len(), INPUTS);
+        debug_assert!(output_weights
+            .iter()
+            .all(|c| c.0.iter().all(|w| w.unsigned_abs() <= OUTPUT_WEIGHT_LIMIT as u16)));
+        Network {
+            feature_weights,
+            feature_bias,
+            output_weights,
+            output_bias,
+            hash,
+            kernels: Kernels::detected(),
+        }
+    }
+
+    /// A network of random weights of the sizes trained networks have, the same for the same
+    /// seed: for tests and for measuring speed before a trained network exists.
+    pub fn random(seed: u64) -> Network {
+        let mut state = seed ^ 0x6a09_e667_f3bc_c909;
+        let mut next = move |range: i32| -> i16 {
+            // xorshift64*, reduced to -range..=range.
+            state ^= state >> 12;
+            state ^= state << 25;
+            state ^= state >> 27;
+            let r = state.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 33;
+            (r % (2 * range as u64 + 1)) as i16 - range as i16
+        };
+        let mut column = |range: i32| Column(std::array::from_fn(|_| next(range)));
+        let feature_weights: Box<[Column]> = (0..INPUTS).map(|_| column(60)).collect();
+        let feature_bias = column(80);
+        let output_weights = [column(6), column(6)];
+        let network = Network::from_parts(feature_weights, feature_bias, output_weights, 0, 0);
+        // The hash of the file it would be, so that it names the network as a loaded one would.
+        let hash = super::format::fnv1a(&network.to_bytes()[super::HEADER_LEN..]);
+        Network { hash, ..network }
+    }
+
+    /// The same network computed with `kernels` (tests compare the paths).
+    pub fn with_kernels(self, kernels: Kernels) -> Network {
+        Network { kernels, ..self }
+    }
+
+    pub fn kernels(&self) -> Kernels {
+        self.kernels
+    }
+
+    /// The FNV-1a hash of the network's file content.
+    pub fn hash(&self) -> u64 {
+        self.hash
+    }
+
+    pub fn feature_weights(&self) -> &[Column] {
+        &self.feature_weights
+    }
+
+    pub fn feature_bias(&self) -> &Column {
+        &self.feature_bias
+    }
+
+    pub fn output_weights(&self) -> &[Column; 2] {
+        &self.output_weights
+    }
+
+    pub fn output_bias(&self) -> i32 {
+        self.output_bias
+    }
+
+    /// The column of `piece` on `square` seen from `perspective`.
+    #[inline]
+    pub(super) fn column(&self, perspective: Color, piece: Piece, square: Square) -> &Column {
+        &self.feature_weights[feature_index(perspective, piece, square)]
+    }
+
+    /// The accumulator of `pos` computed from scratch: the biases plus the column of every
+    /// piece, for both perspectives.
+    pub fn accumulate(&self, pos: &Position) -> Accumulator {
+        let mut acc = Accumulator([self.feature_bias; 2]);
+        for perspective in Color::ALL {
+            let columns: Vec<&Column> = pos
+                .occupied()
+                .into_iter()
+                .filter_map(|sq| pos.piece_on(sq).map(|piece| self.column(perspective, piece, sq)))
+                .collect();
+            let sum = &mut acc.0[perspective.index()];
+            for group in columns.chunks(4) {
+                let before = *sum;
+                self.kernels.add_sub(sum, &before, group, &[]);
+            }
+        }
+        acc
+    }
+
+    /// The evaluation in centipawns from `stm`'s point of view, exactly as the format defines
+    /// it. Unbounded: the search clamps it into its range of evaluations.
+    #[inline]
+    pub fn evaluate(&self, acc: &Accumulator, stm: Color) -> i32 {
+        let sum = self.kernels.screlu_output(
+            acc.perspective(stm),
+            acc.perspective(!stm),
+            &self.output_weights[0],
+            &self.output_weights[1],
+        );
+        // In i64: the bias may be any i32. The result is below 2³¹ · 400 / (QA · QB) in size.
+        let hidden = i64::from(sum / QA) + i64::from(self.output_bias);
+        (hidden * i64::from(SCALE) / i64::from(QA * QB)) as i32
+    }
+
+    /// The evaluation of `pos` from scratch (for `eval` and tests; the search updates its
+    /// accumulators incrementally).
+    pub fn evaluate_position(&self, pos: &Position) -> i32 {
+        self.evaluate(&self.accumulate(pos), pos.side_to_move())
+    }
+}
+
+impl std::fmt::Debug for Network {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "Network {{ hidden: {HIDDEN}, hash: {:#018x}, kernels: {} }}",
+            self.hash,
+            self.kernels.name()
+        )
+    }
+}

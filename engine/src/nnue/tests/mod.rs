@@ -1,0 +1,149 @@
+//! Tests of the network: the file format and its refusals, the SIMD paths against the portable
+//! one, the incremental accumulators against ones computed from scratch, colour symmetry, and
+//! searching with a network.
+
+mod format;
+mod incremental;
+mod kernels;
+mod search;
+mod symmetry;
+
+use super::format::{fnv1a, FILE_LEN};
+use super::{Network, HEADER_LEN, HIDDEN, INPUTS};
+use crate::board::{Color, Position};
+use std::path::PathBuf;
+
+/// A small xorshift generator, so every run sees the same cases.
+pub(super) struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed | 1)
+    }
+
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+
+    pub fn chance(&mut self, one_in: usize) -> bool {
+        self.below(one_in) == 0
+    }
+
+    /// Any i16, the extremes and the clamp edges far more often than chance would give them.
+    pub fn extreme_i16(&mut self) -> i16 {
+        const EDGES: [i16; 10] = [i16::MIN, i16::MIN + 1, -256, -1, 0, 1, 254, 255, 256, i16::MAX];
+        if self.chance(3) {
+            EDGES[self.below(EDGES.len())]
+        } else {
+            self.next() as i16
+        }
+    }
+
+    /// An i16 in `-limit..=limit`, the ends often.
+    pub fn within(&mut self, limit: i16) -> i16 {
+        match self.below(6) {
+            0 => limit,
+            1 => -limit,
+            _ => (self.below(2 * limit as usize + 1) as i32 - i32::from(limit)) as i16,
+        }
+    }
+}
+
+/// The shared test data: `LAZULI_DATA`, or `shared/data` beside the checkout.
+pub(super) fn data_dir() -> PathBuf {
+    match std::env::var("LAZULI_DATA") {
+        Ok(dir) => PathBuf::from(dir),
+        Err(_) => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/data"),
+    }
+}
+
+/// The positions of an EPD file of the test data.
+pub(super) fn epd_positions(name: &str) -> Vec<Position> {
+    let path = data_dir().join(name);
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("cannot read {} (set LAZULI_DATA): {e}", path.display()));
+    text.lines()
+        .filter(|line| !line.trim().is_empty())
+        .map(|line| {
+            let fen = line.split(';').next().unwrap_or_default();
+            Position::from_fen(fen).unwrap_or_else(|e| panic!("{name}: '{fen}': {e}"))
+        })
+        .collect()
+}
+
+/// A file in the documented format, written here from the document rather than by the engine's
+/// writer: header fields (`fields` in file order after the magic), the values in file order,
+/// the output bias, and the FNV-1a hash of everything after the header.
+pub(super) fn network_file(magic: &[u8; 4], fields: [u32; 7], values: &[i16], output_bias: i32) -> Vec<u8> {
+    let mut payload = Vec::new();
+    for v in values {
+        payload.extend_from_slice(&v.to_le_bytes());
+    }
+    payload.extend_from_slice(&output_bias.to_le_bytes());
+    let mut bytes = magic.to_vec();
+    for f in fields {
+        bytes.extend_from_slice(&f.to_le_bytes());
+    }
+    bytes.extend_from_slice(&fnv1a(&payload).to_le_bytes());
+    bytes.extend_from_slice(&payload);
+    bytes
+}
+
+/// The header fields this engine reads.
+pub(super) const FIELDS: [u32; 7] = [1, INPUTS as u32, HIDDEN as u32, 1, 255, 64, 400];
+
+/// Values in file order for this architecture: feature weights, feature biases, output weights.
+pub(super) const VALUES: usize = INPUTS * HIDDEN + HIDDEN + 2 * HIDDEN;
+
+/// A network whose hidden weights and biases take any i16 (the accumulators wrap around) and
+/// whose output weights reach the limit.
+pub(super) fn extreme_network(seed: u64) -> Network {
+    let mut rng = Rng::new(seed);
+    let values: Vec<i16> = (0..VALUES)
+        .map(|i| if i < INPUTS * HIDDEN + HIDDEN { rng.extreme_i16() } else { rng.within(128) })
+        .collect();
+    let bytes = network_file(b"LZNN", FIELDS, &values, rng.next() as i32);
+    assert_eq!(bytes.len(), FILE_LEN);
+    Network::from_bytes(&bytes).expect("a well-formed file")
+}
+
+/// The accumulator of `pos` straight from the document's definitions: biases plus the column of
+/// `(c == p ? 0 : 384) + 64·t + (p == White ? s : s XOR 56)` for every piece, wrapping in i16.
+pub(super) fn reference_accumulator(network: &Network, pos: &Position) -> [[i16; HIDDEN]; 2] {
+    let mut acc = [network.feature_bias().0; 2];
+    for (p, perspective) in Color::ALL.into_iter().enumerate() {
+        for sq in pos.occupied() {
+            let piece = pos.piece_on(sq).expect("occupied");
+            let s = sq.index();
+            let index = if piece.color() == perspective { 0 } else { 384 }
+                + 64 * piece.kind().index()
+                + if perspective == Color::White { s } else { s ^ 56 };
+            for (a, w) in acc[p].iter_mut().zip(network.feature_weights()[index].0.iter()) {
+                *a = a.wrapping_add(*w);
+            }
+        }
+    }
+    acc
+}
+
+#[test]
+fn the_file_length_is_the_documented_one() {
+    assert_eq!(FILE_LEN, 40 + 768 * 256 * 2 + 256 * 2 + 2 * 256 * 2 + 4);
+    assert_eq!(HEADER_LEN + 2 * VALUES + 4, FILE_LEN);
+    assert_eq!(Network::random(1).to_bytes().len(), FILE_LEN);
+}
+
+#[test]
+fn the_embedded_network_if_any_loads() {
+    if let Some(bytes) = super::EMBEDDED_NETWORK {
+        Network::from_bytes(bytes).expect("the embedded network loads");
+    }
+    assert_eq!(super::default_network().is_some(), super::EMBEDDED_NETWORK.is_some());
+}

@@ -1,0 +1,77 @@
+//! `EvalFile` and `eval`: which evaluation the searches use, and what it says of the current
+//! position.
+//!
+//! A network file is read and checked at once, so the answer to `setoption` says whether it
+//! loaded, naming the whole path (option values hold no control characters); a bad file changes
+//! nothing. The switch itself waits for a running search to end (its threads keep the evaluation
+//! they started with) and clears the hash table, whose stored evaluations came from the other
+//! evaluation.
+
+use super::Session;
+use smp::engine::nnue::{self, Network};
+use std::path::Path;
+use std::sync::Arc;
+
+impl Session {
+    /// `setoption name EvalFile value <path>`; an empty path returns to the default evaluation.
+    pub(super) fn set_eval_file(&mut self, path: &str) {
+        let (network, what) = if path.is_empty() {
+            match nnue::default_network() {
+                Some(network) => {
+                    let what = format!("the embedded network {:016x}", network.hash());
+                    (Some(network), what)
+                }
+                None => (None, "the hand-crafted evaluation".to_string()),
+            }
+        } else {
+            match Network::load_file(Path::new(path)) {
+                Ok(network) => {
+                    let what = format!("the network '{path}' ({:016x})", network.hash());
+                    (Some(Arc::new(network)), what)
+                }
+                Err(e) => {
+                    self.info(&format!("EvalFile '{path}' not loaded: {e}; the evaluation is unchanged"));
+                    return;
+                }
+            }
+        };
+        let when = if self.is_searching() { "from the next search on" } else { "from now on" };
+        self.pending_network = Some(network);
+        self.apply_pending_if_idle();
+        self.info(&format!("EvalFile: searches use {what} {when}"));
+    }
+
+    /// Make a loaded `EvalFile` choice the active one (between searches only).
+    pub(super) fn apply_pending_network(&mut self) {
+        if let Some(network) = self.pending_network.take() {
+            let same = match (&network, nnue::active()) {
+                (Some(new), Some(old)) => Arc::ptr_eq(new, &old),
+                (new, old) => new.is_none() && old.is_none(),
+            };
+            if !same {
+                nnue::set_active(network);
+                self.pool.clear_hash();
+            }
+        }
+    }
+
+    /// `eval`: the hand-crafted evaluation's breakdown, then the network's verdict if searches
+    /// use one.
+    pub(super) fn eval(&mut self) {
+        let pos = *self.board.position();
+        let mut text = smp::engine::eval::trace(&pos).trim_end().to_string();
+        match nnue::active() {
+            Some(network) => {
+                let stm = network.evaluate_position(&pos);
+                let white = stm * pos.side_to_move().sign();
+                text.push_str(&format!(
+                    "\nNetwork {:016x}: {white} cp (White's view), {stm} cp (side to move's view); \
+                     searches use the network",
+                    network.hash()
+                ));
+            }
+            None => text.push_str("\nNo network loaded; searches use the hand-crafted evaluation"),
+        }
+        self.line(&text);
+    }
+}

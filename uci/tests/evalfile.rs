@@ -1,0 +1,232 @@
+//! `EvalFile` over UCI, driving the real binary: a good network file is loaded and searched with,
+//! a bad one (missing, truncated, wrong magic, another architecture) is answered with one
+//! `info string` naming the path and the problem and changes nothing, and every case still
+//! answers `go` with a legal move. The files are written here from the documented format.
+
+use smp::engine::board::Position;
+use smp::engine::nnue::Network;
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{channel, Receiver};
+use std::time::{Duration, Instant};
+use uci::session::find_move;
+
+struct Engine {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+}
+
+impl Engine {
+    fn start() -> Engine {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_lazuli"))
+            .env_remove("LAZULI_LOG")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start lazuli");
+        let stdin = child.stdin.take().expect("stdin");
+        let stdout = child.stdout.take().expect("stdout");
+        let (tx, lines) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Engine { child, stdin, lines }
+    }
+
+    fn send(&mut self, line: &str) {
+        writeln!(self.stdin, "{line}").expect("engine accepts input");
+        self.stdin.flush().expect("flush");
+    }
+
+    /// Lines up to and including the first one starting with `prefix`.
+    fn read_until(&mut self, prefix: &str, timeout: Duration) -> Vec<String> {
+        let deadline = Instant::now() + timeout;
+        let mut seen = Vec::new();
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => {
+                    let done = line.starts_with(prefix);
+                    seen.push(line);
+                    if done {
+                        return seen;
+                    }
+                }
+                Err(_) => panic!("no '{prefix}' within {timeout:?}; got {seen:?}"),
+            }
+        }
+    }
+
+    /// `setoption name EvalFile value <value>`: the one `info string` it answers.
+    fn set_eval_file(&mut self, value: &str) -> String {
+        self.send(&format!("setoption name EvalFile value {value}"));
+        self.send("isready");
+        let reply = self.read_until("readyok", Duration::from_secs(10));
+        let strings: Vec<&String> = reply.iter().filter(|l| l.starts_with("info string")).collect();
+        assert_eq!(strings.len(), 1, "'{value}' answered {reply:?}");
+        assert_eq!(reply.len(), 2, "'{value}' answered {reply:?}");
+        strings[0].clone()
+    }
+
+    /// The network line of `eval`.
+    fn network_verdict(&mut self) -> String {
+        self.send("eval");
+        let lines = self.read_until("Final evaluation", Duration::from_secs(5));
+        assert!(lines.iter().any(|l| l.contains("Material")), "the hand-crafted breakdown stays: {lines:?}");
+        self.lines.recv_timeout(Duration::from_secs(5)).expect("the network's line follows")
+    }
+
+    /// `go depth 5` from `moves` after the start position answers a legal move.
+    fn plays_a_legal_move(&mut self, moves: &[&str]) {
+        let mut pos = Position::startpos();
+        for text in moves {
+            pos.make_move(find_move(&pos, text, false).expect("legal test move"));
+        }
+        self.send(&format!("position startpos moves {}", moves.join(" ")));
+        self.send("go depth 5");
+        let lines = self.read_until("bestmove", Duration::from_secs(30));
+        let mv = lines.last().and_then(|l| l.split_whitespace().nth(1)).expect("a move").to_string();
+        assert!(find_move(&pos, &mv, false).is_some(), "bestmove {mv} is not legal; {lines:?}");
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+}
+
+/// A network file of random weights with `hidden` neurons, as `docs/network-format.md` lays it
+/// out: magic, seven u32 fields, the FNV-1a hash of the rest, then the i16 weights and the i32
+/// output bias, little-endian.
+fn network_file(hidden: usize, seed: u64) -> Vec<u8> {
+    let mut state = seed | 1;
+    let mut random = |range: u64| -> i16 {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % (2 * range + 1)) as i16 - range as i16
+    };
+    let mut payload = Vec::new();
+    for (count, range) in [(768 * hidden, 60), (hidden, 80), (2 * hidden, 6)] {
+        for _ in 0..count {
+            payload.extend_from_slice(&random(range).to_le_bytes());
+        }
+    }
+    payload.extend_from_slice(&25_000i32.to_le_bytes());
+    let mut file = b"LZNN".to_vec();
+    for field in [1, 768, hidden as u32, 1, 255, 64, 400] {
+        file.extend_from_slice(&u32::to_le_bytes(field));
+    }
+    file.extend_from_slice(&fnv1a(&payload).to_le_bytes());
+    file.extend_from_slice(&payload);
+    file
+}
+
+/// A fresh directory for one test's files.
+fn temp_dir(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("lazuli-evalfile-{}-{test}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    dir
+}
+
+fn write(dir: &Path, name: &str, bytes: &[u8]) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).expect("write a test file");
+    path.display().to_string()
+}
+
+#[test]
+fn evalfile_is_offered_empty_by_default() {
+    let mut engine = Engine::start();
+    engine.send("uci");
+    let lines = engine.read_until("uciok", Duration::from_secs(5));
+    assert!(lines.iter().any(|l| l == "option name EvalFile type string default <empty>"), "{lines:?}");
+    assert!(engine.network_verdict().contains("hand-crafted"));
+}
+
+#[test]
+fn a_good_network_is_loaded_searched_with_and_left_again() {
+    let dir = temp_dir("good");
+    let bytes = network_file(256, 5);
+    let path = write(&dir, "random.nnue", &bytes);
+    let network = Network::from_bytes(&bytes).expect("the test writes a valid file");
+    let hash = format!("{:016x}", network.hash());
+
+    let mut engine = Engine::start();
+    let answer = engine.set_eval_file(&path);
+    assert!(answer.contains(&path) && answer.contains(&hash), "{answer}");
+    // The verdict is the network's own, from both points of view.
+    let moves = ["e2e4", "c7c5", "g1f3"];
+    let mut pos = Position::startpos();
+    for text in moves {
+        pos.make_move(find_move(&pos, text, false).expect("legal"));
+    }
+    engine.send(&format!("position startpos moves {}", moves.join(" ")));
+    let stm = network.evaluate_position(&pos);
+    let verdict = engine.network_verdict();
+    assert!(verdict.contains(&hash), "{verdict}");
+    assert!(
+        verdict.contains(&format!("{} cp (White's view), {stm} cp (side to move's view)", -stm)),
+        "{verdict}"
+    );
+    engine.plays_a_legal_move(&moves);
+
+    let answer = engine.set_eval_file("<empty>");
+    assert!(answer.contains("hand-crafted"), "{answer}");
+    assert!(engine.network_verdict().contains("No network"));
+    engine.plays_a_legal_move(&[]);
+    std::fs::remove_dir_all(&dir).expect("clean up");
+}
+
+#[test]
+fn bad_files_are_reported_once_and_change_nothing() {
+    let dir = temp_dir("bad");
+    let good = network_file(256, 6);
+    let good_path = write(&dir, "good.nnue", &good);
+    let hash = format!("{:016x}", Network::from_bytes(&good).expect("valid").hash());
+    let mut wrong_magic = good.clone();
+    wrong_magic[..4].copy_from_slice(b"NNUE");
+    let cases = [
+        (dir.join("missing.nnue").display().to_string(), "cannot read"),
+        (write(&dir, "truncated.nnue", &good[..good.len() / 3]), "bytes"),
+        (write(&dir, "magic.nnue", &wrong_magic), "magic"),
+        (write(&dir, "wide.nnue", &network_file(512, 7)), "512"),
+        (dir.display().to_string(), "cannot read"),
+    ];
+
+    let mut engine = Engine::start();
+    // First with the hand-crafted evaluation, then with a network: each stays.
+    for loaded in [false, true] {
+        if loaded {
+            engine.set_eval_file(&good_path);
+        }
+        for (path, problem) in &cases {
+            let answer = engine.set_eval_file(path);
+            assert!(answer.contains(path.as_str()) && answer.contains(problem), "{answer}");
+            assert!(answer.contains("unchanged"), "{answer}");
+            let verdict = engine.network_verdict();
+            assert_eq!(verdict.contains(&hash), loaded, "{verdict}");
+            assert_eq!(verdict.contains("No network"), !loaded, "{verdict}");
+            engine.plays_a_legal_move(&["d2d4"]);
+        }
+    }
+    let answer = engine.set_eval_file(&format!("{good_path}.other"));
+    assert!(answer.contains("No such file"), "{answer}");
+    engine.send("quit");
+    assert!(engine.child.wait().expect("exits").success());
+    std::fs::remove_dir_all(&dir).expect("clean up");
+}
