@@ -158,7 +158,7 @@ mod tests {
     fn over_long_lines_are_dropped_and_measured() {
         let mut input = vec![b'x'; 300_000];
         input.extend_from_slice(b"\nisready\n");
-        input.extend(std::iter::repeat(b'y').take(200_001));
+        input.extend(std::iter::repeat_n(b'y', 200_001));
         assert_eq!(
             lines_of(&input, 1000),
             vec![Input::TooLong(300_000), Input::Line("isready".into()), Input::TooLong(200_001)]

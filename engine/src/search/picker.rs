@@ -167,7 +167,7 @@ impl MovePicker {
                             return Some(mv);
                         }
                         if pos.see_ge(mv, PICKER_GOOD_NOISY_SEE())
-                            && !mv.promotion().is_some_and(|p| p != PieceType::Queen)
+                            && mv.promotion().is_none_or(|p| p == PieceType::Queen)
                         {
                             return Some(mv);
                         }
