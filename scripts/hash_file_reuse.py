@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""What a saved hash is worth: time and nodes to reach a depth again in a new process.
+
+For each position: a fresh engine searches to the depth and saves its table (`Save Hash`); a
+second, new engine loads it (`Load Hash`) and searches the same position to the same depth.
+Prints both searches' nodes and time and their ratios. Example:
+
+    python3 scripts/hash_file_reuse.py --engine target/release/lazuli --depth 20 --hash 256
+"""
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+POSITIONS = [
+    "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4",
+    "r2q1rk1/pp2bppp/2n1bn2/3p4/3P4/2NBBN2/PP3PPP/R2Q1RK1 w - - 0 11",
+    "r1b2rk1/2q1bppp/p2p1n2/np2p3/3PP3/5N1P/PPB2PP1/RNBQR1K1 w - - 0 12",
+    "8/2k5/3p4/p2P1p2/P2P1P2/8/3K4/8 w - - 0 1",
+    "2r2rk1/1p1nbppp/p3pn2/q7/3P4/P1N1BN2/1P2BPPP/2RQ1RK1 w - - 0 15",
+]
+
+
+class Engine:
+    def __init__(self, path: str):
+        self.proc = subprocess.Popen([path], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+
+    def send(self, text: str):
+        self.proc.stdin.write(text + "\n")
+        self.proc.stdin.flush()
+
+    def until(self, prefix: str) -> list[str]:
+        lines = []
+        while True:
+            line = self.proc.stdout.readline()
+            if not line:
+                raise RuntimeError("the engine closed its output")
+            lines.append(line.strip())
+            if line.startswith(prefix):
+                return lines
+
+    def search(self, fen: str, depth: int) -> tuple[int, float]:
+        self.send(f"position fen {fen}")
+        start = time.monotonic()
+        self.send(f"go depth {depth}")
+        lines = self.until("bestmove")
+        elapsed = time.monotonic() - start
+        last = [l for l in lines if l.startswith("info") and " nodes " in l][-1].split()
+        return int(last[last.index("nodes") + 1]), elapsed
+
+    def close(self):
+        self.send("quit")
+        self.proc.wait(timeout=30)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--engine", required=True)
+    parser.add_argument("--depth", type=int, default=20)
+    parser.add_argument("--hash", type=int, default=256)
+    parser.add_argument("--threads", type=int, default=1)
+    args = parser.parse_args()
+    node_ratios, time_ratios = [], []
+    with tempfile.TemporaryDirectory() as work:
+        for i, fen in enumerate(POSITIONS):
+            path = os.path.join(work, f"{i}.lzh")
+            first = Engine(args.engine)
+            first.send(f"setoption name Threads value {args.threads}")
+            first.send(f"setoption name Hash value {args.hash}")
+            fresh = first.search(fen, args.depth)
+            first.send(f"setoption name Hash File value {path}")
+            first.send("setoption name Save Hash")
+            first.send("isready")
+            first.until("readyok")
+            first.close()
+            second = Engine(args.engine)
+            second.send(f"setoption name Threads value {args.threads}")
+            second.send(f"setoption name Hash File value {path}")
+            second.send("setoption name Load Hash")
+            second.send("isready")
+            loaded_note = [l for l in second.until("readyok") if l.startswith("info string")]
+            again = second.search(fen, args.depth)
+            second.close()
+            node_ratios.append(fresh[0] / again[0])
+            time_ratios.append(fresh[1] / again[1])
+            print(
+                f"{fen}: fresh {fresh[0]} nodes {fresh[1]:.2f} s; loaded {again[0]} nodes {again[1]:.2f} s; "
+                f"{node_ratios[-1]:.2f}x nodes, {time_ratios[-1]:.2f}x time ({'; '.join(loaded_note)})",
+                flush=True,
+            )
+    print(
+        f"median: {statistics.median(node_ratios):.2f}x fewer nodes, {statistics.median(time_ratios):.2f}x less time "
+        f"(geometric mean {statistics.geometric_mean(time_ratios):.2f}x)"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
