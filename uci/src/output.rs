@@ -109,7 +109,40 @@ pub struct UciReporter {
     pub style: InfoStyle,
     /// Lock-free, so `bestmove` given for a preempted main thread never waits for it.
     pub last_lines: LastLines,
+    pub currmove_gate: RateGate,
 }
+
+/// Lets a kind of line through at most once per `gap`. At high depth the root's later moves are
+/// refuted in microseconds, and a `currmove` line for each would flood the GUI with hundreds of
+/// lines a second.
+pub struct RateGate {
+    start: std::time::Instant,
+    gap_ms: u64,
+    /// Milliseconds after `start` when the last line passed, plus one (0: none yet).
+    last: std::sync::atomic::AtomicU64,
+}
+
+impl RateGate {
+    pub fn new(gap: Duration) -> RateGate {
+        RateGate {
+            start: std::time::Instant::now(),
+            gap_ms: gap.as_millis() as u64,
+            last: Default::default(),
+        }
+    }
+
+    /// Whether a line may pass now.
+    pub fn pass(&self) -> bool {
+        use std::sync::atomic::Ordering;
+        let now = self.start.elapsed().as_millis() as u64 + 1;
+        let last = self.last.load(Ordering::Relaxed);
+        (last == 0 || now >= last + self.gap_ms)
+            && self.last.compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed).is_ok()
+    }
+}
+
+/// Least time between two `currmove` lines.
+pub const CURRMOVE_GAP: Duration = Duration::from_millis(100);
 
 impl Reporter for UciReporter {
     fn info(&self, info: &SearchInfo) {
@@ -125,6 +158,9 @@ impl Reporter for UciReporter {
     }
 
     fn current_move(&self, depth: i32, mv: Move, number: usize) {
+        if !self.currmove_gate.pass() {
+            return;
+        }
         self.out.line(&format!(
             "info depth {depth} currmove {} currmovenumber {number}",
             mv.to_uci(self.style.chess960)
@@ -270,11 +306,22 @@ mod tests {
             out: Output::new(Box::new(std::io::sink())),
             style: InfoStyle::default(),
             last_lines: LastLines::default(),
+            currmove_gate: RateGate::new(CURRMOVE_GAP),
         };
         reporter.info(&info(&["e2e4"], 31));
         reporter.info(&SearchInfo { multipv: 2, ..info(&["d2d4"], 20) });
         reporter.info(&SearchInfo { depth: 8, ..info(&["g1f3"], 25) });
         let kept: Vec<_> = reporter.last_lines.load().iter().map(|l| (l.multipv, l.depth, l.pv[0])).collect();
         assert_eq!(kept, [(1, 8, mv("g1f3")), (2, 7, mv("d2d4"))]);
+    }
+
+    #[test]
+    fn a_rate_gate_lets_one_line_through_per_gap() {
+        let gate = RateGate::new(Duration::from_millis(50));
+        assert!(gate.pass(), "the first line passes");
+        let burst = (0..1_000).filter(|_| gate.pass()).count();
+        assert!(burst <= 1, "a burst right after it is held back: {burst}");
+        std::thread::sleep(Duration::from_millis(60));
+        assert!(gate.pass(), "a line after the gap passes");
     }
 }

@@ -2,7 +2,7 @@
 
 use super::{find_move, Session};
 use crate::command::{cap_list, shorten, GoParams};
-use crate::output::{closing_info, format_info, InfoStyle, LastLines, UciReporter};
+use crate::output::{closing_info, format_info, InfoStyle, LastLines, RateGate, UciReporter, CURRMOVE_GAP};
 use crate::wdl;
 use smp::engine::board::{Color, Move};
 use smp::engine::search::score::MAX_PLY;
@@ -53,7 +53,12 @@ impl Session {
         let style =
             InfoStyle { chess960: self.chess960, show_wdl: self.show_wdl, material: wdl::material(&pos) };
         let last_lines = LastLines::default();
-        let reporter = Box::new(UciReporter { out: self.out.clone(), style, last_lines: last_lines.clone() });
+        let reporter = Box::new(UciReporter {
+            out: self.out.clone(),
+            style,
+            last_lines: last_lines.clone(),
+            currmove_gate: RateGate::new(CURRMOVE_GAP),
+        });
         let out = self.out.clone();
         let searching = Arc::clone(&self.searching);
         let on_search_end = self.on_search_end.clone();
