@@ -324,4 +324,36 @@ mod tests {
         std::thread::sleep(Duration::from_millis(60));
         assert!(gate.pass(), "a line after the gap passes");
     }
+
+    /// A sink whose bytes the test reads afterwards.
+    #[derive(Clone, Default)]
+    struct Shared(Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Shared {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_burst_of_current_moves_gives_one_line() {
+        let sink = Shared::default();
+        let reporter = UciReporter {
+            out: Output::new(Box::new(sink.clone())),
+            style: InfoStyle::default(),
+            last_lines: LastLines::default(),
+            currmove_gate: RateGate::new(CURRMOVE_GAP),
+        };
+        for number in 1..=500 {
+            reporter.current_move(30, mv("e2e4"), number);
+        }
+        let text = String::from_utf8(sink.0.lock().clone()).unwrap();
+        assert_eq!(text.lines().count(), 1, "{text}");
+        assert!(text.starts_with("info depth 30 currmove e2e4 currmovenumber 1"));
+    }
 }
