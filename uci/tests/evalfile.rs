@@ -5,66 +5,14 @@
 
 use smp::engine::board::Position;
 use smp::engine::nnue::Network;
-use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{channel, Receiver};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use uci::session::find_move;
 
-struct Engine {
-    child: Child,
-    stdin: ChildStdin,
-    lines: Receiver<String>,
-}
+mod common;
+use common::Engine;
 
 impl Engine {
-    fn start() -> Engine {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_lazuli"))
-            .env_remove("LAZULI_LOG")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start lazuli");
-        let stdin = child.stdin.take().expect("stdin");
-        let stdout = child.stdout.take().expect("stdout");
-        let (tx, lines) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        Engine { child, stdin, lines }
-    }
-
-    fn send(&mut self, line: &str) {
-        writeln!(self.stdin, "{line}").expect("engine accepts input");
-        self.stdin.flush().expect("flush");
-    }
-
-    /// Lines up to and including the first one starting with `prefix`.
-    fn read_until(&mut self, prefix: &str, timeout: Duration) -> Vec<String> {
-        let deadline = Instant::now() + timeout;
-        let mut seen = Vec::new();
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.lines.recv_timeout(left) {
-                Ok(line) => {
-                    let done = line.starts_with(prefix);
-                    seen.push(line);
-                    if done {
-                        return seen;
-                    }
-                }
-                Err(_) => panic!("no '{prefix}' within {timeout:?}; got {seen:?}"),
-            }
-        }
-    }
-
     /// `setoption name EvalFile value <value>`: the one `info string` it answers.
     fn set_eval_file(&mut self, value: &str) -> String {
         self.send(&format!("setoption name EvalFile value {value}"));
@@ -95,13 +43,6 @@ impl Engine {
         let lines = self.read_until("bestmove", Duration::from_secs(30));
         let mv = lines.last().and_then(|l| l.split_whitespace().nth(1)).expect("a move").to_string();
         assert!(find_move(&pos, &mv, false).is_some(), "bestmove {mv} is not legal; {lines:?}");
-    }
-}
-
-impl Drop for Engine {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 
