@@ -190,7 +190,11 @@ impl TranspositionTable {
             if checksum.0 != expected.checksum {
                 return Err("the file changed while it was loaded".to_string());
             }
-            self.generation.store(expected.generation, Ordering::Relaxed);
+            // One generation behind the saved one: the next search (`new_search`) is then the
+            // saved search's own generation, so its entries count as this search's and are not
+            // overwritten by the shallow results of the first iterations.
+            let behind = (expected.generation + super::GENERATION_CYCLE - 1) % super::GENERATION_CYCLE;
+            self.generation.store(behind, Ordering::Relaxed);
             Ok(())
         })();
         loaded.map_err(|e| {
