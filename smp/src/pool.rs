@@ -159,7 +159,8 @@ impl Pool {
         })
     }
 
-    fn spawn_workers(&mut self, threads: usize) {
+    /// Starts the workers; false if the system refused a thread (those started stay).
+    fn spawn_workers(&mut self, threads: usize) -> bool {
         for index in 0..threads.max(1) {
             let (jobs, inbox) = crate::mailbox::channel();
             let shared = Arc::clone(&self.shared);
@@ -167,11 +168,14 @@ impl Pool {
             let learned = self.learned.clone();
             let handle = std::thread::Builder::new()
                 .name(format!("lazuli-worker-{index}"))
-                .stack_size(16 << 20)
-                .spawn(move || worker_loop(index, policy, learned, inbox, shared))
-                .ok();
-            self.workers.push(Worker { jobs, handle });
+                .stack_size(WORKER_STACK)
+                .spawn(move || worker_loop(index, policy, learned, inbox, shared));
+            match handle {
+                Ok(handle) => self.workers.push(Worker { jobs, handle: Some(handle) }),
+                Err(_) => return false,
+            }
         }
+        true
     }
 
     pub fn threads(&self) -> usize {
@@ -222,16 +226,28 @@ impl Pool {
     }
 
     /// Change the number of threads (waits for a running search to end). Same count: no-op.
-    pub fn set_threads(&mut self, threads: usize) {
+    pub fn set_threads(&mut self, threads: usize) -> Result<(), String> {
         let threads = threads.max(1);
-        if threads == self.workers.len() {
-            return;
+        let old = self.workers.len();
+        if threads == old {
+            return Ok(());
+        }
+        if threads > old && !room_for_workers(old, threads) {
+            return Err(format!("not enough memory (address space) for {threads} threads; kept {old}"));
         }
         self.wait();
         self.shutdown_workers();
         self.shared = Self::new_shared(threads);
         *self.current.lock() = Arc::clone(&self.shared);
-        self.spawn_workers(threads);
+        if self.spawn_workers(threads) {
+            return Ok(());
+        }
+        // The system refused a thread: go back to the count that worked.
+        self.shutdown_workers();
+        self.shared = Self::new_shared(old);
+        *self.current.lock() = Arc::clone(&self.shared);
+        self.spawn_workers(old);
+        Err(format!("the system refused to start {threads} threads; kept {old}"))
     }
 
     /// Resize the table. Same size: no-op, contents kept. On allocation failure the old table
@@ -418,6 +434,30 @@ impl Pool {
     }
 }
 
+/// Each worker's stack: the search recurses up to the maximum ply.
+const WORKER_STACK: usize = 16 << 20;
+/// More than a worker's own tables take (histories, pawn cache, search stack, accumulators).
+const WORKER_HEAP: usize = 4 << 20;
+
+/// Address space the C library reserves for each thread that allocates, up to eight threads per
+/// core (glibc's malloc arenas).
+const ARENA: usize = if cfg!(all(target_os = "linux", target_env = "gnu")) { 64 << 20 } else { 0 };
+
+/// Whether the address space has room to grow from `current` workers to `wanted`: checked by
+/// reserving it and handing it back at once, so that a limit (`ulimit -v`, a container's) is met
+/// with a refusal instead of an allocation failure inside a new thread, which would abort the
+/// process. Deliberately generous: threads share arenas when they can.
+fn room_for_workers(current: usize, wanted: usize) -> bool {
+    let arenas = 8 * crate::available_cores();
+    let new_arenas = wanted.min(arenas).saturating_sub(current.min(arenas));
+    let bytes = (wanted - current)
+        .checked_mul(WORKER_STACK + WORKER_HEAP)
+        .and_then(|b| b.checked_add(new_arenas.checked_mul(ARENA)?));
+    let Some(bytes) = bytes else { return false };
+    let mut probe: Vec<u8> = Vec::new();
+    probe.try_reserve_exact(bytes).is_ok()
+}
+
 impl Drop for Pool {
     fn drop(&mut self) {
         self.stop();
@@ -494,7 +534,7 @@ mod tests {
         let first = learned(&pool);
         assert!(first.0 > 0 && first.1 > 0, "the pool's tables learned {first:?}: the workers use their own");
         // Changing the thread count keeps what was learned, and the new workers go on teaching it.
-        pool.set_threads(3);
+        pool.set_threads(3).expect("threads start");
         assert_eq!(learned(&pool), first);
         search_to_depth(&mut pool, "4rrk1/1pp2ppp/p1n5/3q4/3P4/P1P2N2/5PPP/R2QR1K1 b - - 0 18", 9);
         let second = learned(&pool);

@@ -96,7 +96,7 @@ fn thread_and_hash_changes_between_searches() {
     let mut pool = Pool::new(1, 4);
     let positions = random_positions(6, 7);
     for (threads, hash) in [(1, 4), (64, 16), (3, 1), (64, 64), (2, 8)] {
-        pool.set_threads(threads);
+        pool.set_threads(threads).expect("threads start");
         pool.set_hash(hash).expect("small tables allocate");
         assert_eq!(pool.threads(), threads);
         for pos in &positions {
@@ -115,7 +115,7 @@ fn same_size_hash_keeps_its_contents() {
     let key = Position::startpos().key();
     assert!(pool.tt().probe(key, 0).is_some());
     pool.set_hash(pool.hash_mb()).expect("no-op");
-    pool.set_threads(1);
+    pool.set_threads(1).expect("threads start");
     assert!(pool.tt().probe(key, 0).is_some(), "re-sending the same Hash/Threads cleared the table");
 }
 

@@ -750,3 +750,37 @@ fn a_search_repeats_itself_after_ucinewgame() {
         assert_eq!(play(&mut fresh, SEARCHES[i]), first[i], "{:?} in a new process", SEARCHES[i]);
     }
 }
+
+#[test]
+#[cfg(target_os = "linux")]
+fn more_threads_than_the_address_space_holds_are_refused_and_the_engine_goes_on() {
+    let script = format!("ulimit -v 1048576 && exec '{}'", env!("CARGO_BIN_EXE_lazuli"));
+    let mut child = Command::new("sh")
+        .args(["-c", &script])
+        .env_remove("LAZULI_LOG")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start lazuli under an address-space limit");
+    let mut stdin = child.stdin.take().expect("stdin");
+    writeln!(stdin, "setoption name Threads value 1000\nisready\nposition startpos\ngo depth 5")
+        .expect("input");
+    let mut lines = Vec::new();
+    for line in BufReader::new(child.stdout.take().expect("stdout")).lines().map_while(Result::ok) {
+        let done = line.starts_with("bestmove");
+        lines.push(line);
+        if done {
+            break;
+        }
+    }
+    let _ = writeln!(stdin, "quit");
+    let status = child.wait().expect("exit");
+    let infos: Vec<&String> = lines.iter().filter(|l| l.starts_with("info string")).collect();
+    assert_eq!(infos.len(), 1, "{lines:?}");
+    assert!(infos[0].contains("1000 threads") && infos[0].contains("kept 1"), "{lines:?}");
+    let best = lines.iter().find(|l| l.starts_with("bestmove")).expect("the search still answers");
+    let mv = best.split_whitespace().nth(1).expect("a move");
+    assert!(legal_moves(&Position::startpos()).iter().any(|m| m.to_uci(false) == mv), "{best}");
+    assert!(status.success(), "{status:?}");
+}

@@ -145,7 +145,9 @@ impl Session {
             self.apply_syzygy();
         }
         if let Some(threads) = self.pending_threads.take() {
-            self.pool.set_threads(threads);
+            if let Err(e) = self.pool.set_threads(threads) {
+                self.info(&e);
+            }
         }
         if let Some(mb) = self.pending_hash.take() {
             if let Err(e) = self.pool.set_hash(mb) {
