@@ -236,18 +236,20 @@ impl Pool {
             return Err(format!("not enough memory (address space) for {threads} threads; kept {old}"));
         }
         self.wait();
-        self.shutdown_workers();
-        self.shared = Self::new_shared(threads);
-        *self.current.lock() = Arc::clone(&self.shared);
-        if self.spawn_workers(threads) {
+        if self.restart_workers(threads) {
             return Ok(());
         }
         // The system refused a thread: go back to the count that worked.
-        self.shutdown_workers();
-        self.shared = Self::new_shared(old);
-        *self.current.lock() = Arc::clone(&self.shared);
-        self.spawn_workers(old);
+        self.restart_workers(old);
         Err(format!("the system refused to start {threads} threads; kept {old}"))
+    }
+
+    /// Replaces the workers by `threads` new ones; false if the system refused a thread.
+    fn restart_workers(&mut self, threads: usize) -> bool {
+        self.shutdown_workers();
+        self.shared = Self::new_shared(threads);
+        *self.current.lock() = Arc::clone(&self.shared);
+        self.spawn_workers(threads)
     }
 
     /// Resize the table. Same size: no-op, contents kept. On allocation failure the old table

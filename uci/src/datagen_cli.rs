@@ -1,7 +1,7 @@
 //! `lazuli datagen` (self-play games for training), `lazuli datagen inspect` (what a data file
 //! holds) and OpenBench's `genfens` (opening positions for its workers).
 
-use crate::datagen::openings::{random_start, Rng};
+use crate::datagen::openings::{random_plies, random_start, Rng};
 use crate::datagen::{inspect, run, DatagenConfig};
 use smp::engine::board::{Board, Position};
 use smp::engine::search::{Limits, Searcher};
@@ -158,7 +158,15 @@ pub fn genfens_command(spec: &str) -> i32 {
         None => Vec::new(),
         Some(path) => match std::fs::read_to_string(path) {
             Ok(text) => {
-                text.lines().filter_map(|l| Position::from_fen(l.split(';').next()?.trim()).ok()).collect()
+                let book: Vec<Position> = text
+                    .lines()
+                    .filter_map(|l| Position::from_fen(l.split(';').next()?.trim()).ok())
+                    .collect();
+                if book.is_empty() {
+                    eprintln!("the book {path} holds no valid position");
+                    return 1;
+                }
+                book
             }
             Err(e) => {
                 eprintln!("cannot read the book {path}: {e}");
@@ -177,7 +185,7 @@ pub fn genfens_command(spec: &str) -> i32 {
             random_start(&mut rng, plies, 0).map(|(board, _)| board)
         } else {
             let root = book[rng.below(book.len() as u64) as usize];
-            random_plies_from(Board::new(root), &mut rng, plies)
+            random_plies(Board::new(root), &mut rng, plies)
         };
         let Some(board) = start else { continue };
         searcher.clear();
@@ -188,15 +196,4 @@ pub fn genfens_command(spec: &str) -> i32 {
         }
     }
     0
-}
-
-fn random_plies_from(mut board: Board, rng: &mut Rng, plies: usize) -> Option<Board> {
-    for _ in 0..plies {
-        let moves = smp::engine::movegen::legal_moves(board.position());
-        if moves.is_empty() {
-            return None;
-        }
-        board.make_move(moves.as_slice()[rng.below(moves.len() as u64) as usize]);
-    }
-    (!smp::engine::movegen::legal_moves(board.position()).is_empty()).then_some(board)
 }

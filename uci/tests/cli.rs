@@ -75,3 +75,36 @@ fn version_and_id_name_name_the_same_build() {
     let id = text.lines().find_map(|l| l.strip_prefix("id name ")).expect("an id name line");
     assert_eq!(id, version);
 }
+
+#[test]
+fn genfens_prints_balanced_starts_as_openbench_asks() {
+    let fens = |spec: &str| -> Vec<String> {
+        let out = lazuli(&[spec, "quit"]);
+        assert_eq!(out.status.code(), Some(0), "{spec}: {out:?}");
+        stdout(&out)
+            .lines()
+            .map(|l| l.strip_prefix("info string genfens ").expect("genfens line").to_string())
+            .collect()
+    };
+    let first = fens("genfens 4 seed 7 book None");
+    assert_eq!(first.len(), 4);
+    for fen in &first {
+        smp::engine::board::Position::from_fen(fen).expect("a legal position");
+    }
+    assert_eq!(fens("genfens 4 seed 7 book None"), first, "the seed decides");
+    assert_ne!(fens("genfens 4 seed 8 book None"), first);
+    let dir = std::env::temp_dir().join(format!("lazuli-genfens-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let book = dir.join("book.epd");
+    std::fs::write(&book, "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3\n").unwrap();
+    assert_eq!(fens(&format!("genfens 3 seed 1 book {}", book.display())).len(), 3);
+    std::fs::write(&book, "not a position\n").unwrap();
+    for spec in [
+        format!("genfens 3 seed 1 book {}", book.display()),
+        "genfens 3 seed 1 book /no/such/book".to_string(),
+    ] {
+        assert_eq!(lazuli(&[&spec]).status.code(), Some(1), "{spec}");
+    }
+    assert_eq!(lazuli(&["genfens three seed 1 book None"]).status.code(), Some(2));
+    let _ = std::fs::remove_dir_all(dir);
+}

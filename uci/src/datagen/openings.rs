@@ -93,7 +93,11 @@ pub fn random_start(rng: &mut Rng, plies: usize, dfrc_percent: u32) -> Option<(B
     } else {
         Position::startpos()
     };
-    let mut board = Board::new(root);
+    Some((random_plies(Board::new(root), rng, plies)?, chess960))
+}
+
+/// `plies` uniformly random legal moves from `board`. `None` when they end the game.
+pub fn random_plies(mut board: Board, rng: &mut Rng, plies: usize) -> Option<Board> {
     for _ in 0..plies {
         let moves = legal_moves(board.position());
         if moves.is_empty() {
@@ -101,10 +105,7 @@ pub fn random_start(rng: &mut Rng, plies: usize, dfrc_percent: u32) -> Option<(B
         }
         board.make_move(moves.as_slice()[rng.below(moves.len() as u64) as usize]);
     }
-    if legal_moves(board.position()).is_empty() {
-        return None;
-    }
-    Some((board, chess960))
+    (!legal_moves(board.position()).is_empty()).then_some(board)
 }
 
 #[cfg(test)]
