@@ -6,6 +6,9 @@ second, new engine loads it (`Load Hash`) and searches the same position to the 
 Prints both searches' nodes and time and their ratios. Example:
 
     python3 scripts/hash_file_reuse.py --engine target/release/lazuli --depth 20 --hash 256
+
+With `--same-process` the second search runs in the first engine instead, as when a GUI steps
+back to a position it analysed: the reference any UCI engine can be measured by.
 """
 
 import argparse
@@ -63,15 +66,31 @@ def main() -> int:
     parser.add_argument("--depth", type=int, default=20)
     parser.add_argument("--hash", type=int, default=256)
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--same-process", action="store_true", help="search again in the same engine")
+    parser.add_argument("--option", action="append", default=[], help="NAME=VALUE, sent to every engine")
     args = parser.parse_args()
     node_ratios, time_ratios = [], []
     with tempfile.TemporaryDirectory() as work:
         for i, fen in enumerate(POSITIONS):
             path = os.path.join(work, f"{i}.lzh")
             first = Engine(args.engine)
+            for option in args.option:
+                name, value = option.split("=", 1)
+                first.send(f"setoption name {name} value {value}")
             first.send(f"setoption name Threads value {args.threads}")
             first.send(f"setoption name Hash value {args.hash}")
             fresh = first.search(fen, args.depth)
+            if args.same_process:
+                again = first.search(fen, args.depth)
+                first.close()
+                node_ratios.append(fresh[0] / again[0])
+                time_ratios.append(fresh[1] / again[1])
+                print(
+                    f"{fen}: fresh {fresh[0]} nodes {fresh[1]:.2f} s; again {again[0]} nodes {again[1]:.2f} s; "
+                    f"{node_ratios[-1]:.2f}x nodes, {time_ratios[-1]:.2f}x time",
+                    flush=True,
+                )
+                continue
             first.send(f"setoption name Hash File value {path}")
             first.send("setoption name Save Hash")
             first.send("isready")
