@@ -80,7 +80,7 @@ impl BenchResult {
 /// told each position's node count.
 pub fn run_bench(depth: i32, mut per_position: impl FnMut(usize, &str, u64)) -> BenchResult {
     let tt = TranspositionTable::new(BENCH_HASH_MB);
-    let mut searcher = Searcher::new(true);
+    let mut searcher = Searcher::new();
     let mut nodes = 0;
     let start = Instant::now();
     for (i, fen) in BENCH_POSITIONS.iter().enumerate() {

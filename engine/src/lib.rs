@@ -6,7 +6,6 @@ pub mod board;
 pub mod eval;
 pub mod movegen;
 pub mod nnue;
-pub mod sched;
 pub mod search;
 pub mod see;
 pub mod tb;

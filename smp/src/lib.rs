@@ -1,22 +1,22 @@
 //! Lazy SMP orchestration: runs the engine's searchers on many threads over one shared
-//! transposition table, and owns time management. The engine crate itself never spawns threads.
+//! transposition table. The main worker owns the limits and gives `bestmove`; the engine crate
+//! itself never spawns threads and knows nothing of pools.
 
 #![forbid(unsafe_code)]
 
-mod answer;
 mod control;
+mod helpers;
 pub mod mailbox;
 pub mod pool;
-pub mod scaling;
 pub mod time;
-mod timer;
 pub mod vote;
 mod worker;
 
-pub use answer::StopHandle;
 pub use engine;
-pub use pool::{Pool, TbSettings};
+pub use helpers::HelperPolicy;
+pub use pool::{Pool, StopHandle, TbSettings};
 pub use vote::VoteMode;
+pub use worker::{Ended, OnDone};
 
 /// The cores this process may run on (its affinity mask and CPU quota included), at least 1.
 pub(crate) fn available_cores() -> usize {

@@ -1,21 +1,19 @@
 //! The thread pool: persistent workers, each owning a `Searcher`, parked on a channel between
-//! searches. Worker 0 is the main thread: it reports, manages time and decides when everyone
-//! stops; the helpers search the same position silently and share what they learn through the
-//! transposition table.
+//! searches. Worker 0 is the main thread: it reports, owns the limits, decides when everyone
+//! stops and gives `bestmove`; the helpers search the same position silently and share what
+//! they learn through the transposition table. `stop` only raises a flag.
 
-use crate::answer::{answer_after_grace, stop_grace, StopHandle};
 use crate::control::Latch;
-use crate::timer::Timer;
+use crate::helpers::HelperPolicy;
 use crate::vote::VoteMode;
-use crate::worker::{helper_limits, worker_loop, Job, MainJob, SearchJob, Worker};
-use arc_swap::ArcSwapOption;
+use crate::worker::{helper_limits, worker_loop, Job, MainJob, OnDone, OnSearchEnd, SearchJob, Worker};
 use crossbeam_utils::CachePadded;
 use engine::board::Board;
-use engine::search::{HelperPolicy, Limits, Reporter, SearchControl, SearchResult, SharedHistories};
+use engine::search::{Limits, Reporter, SearchControl, SearchResult, SharedHistories};
 use engine::tb::Tablebases;
 use engine::tt::TranspositionTable;
 use parking_lot::{Condvar, Mutex};
-use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -40,9 +38,6 @@ pub(crate) fn helpers_to_start(helpers: usize, cores: usize, limits: &Limits) ->
     }
 }
 
-/// Called once with the final result, when the search has stopped.
-pub type OnDone = Box<dyn FnOnce(SearchResult) + Send>;
-
 /// Tablebases and how to use them in the search.
 #[derive(Clone)]
 pub struct TbSettings {
@@ -52,110 +47,107 @@ pub struct TbSettings {
     pub rule50: bool,
 }
 
-/// State every worker shares.
-pub(crate) struct Shared {
+/// What any thread may signal to a search, kept for the pool's whole life (a `StopHandle`
+/// holds it while the workers are replaced).
+#[derive(Default)]
+pub(crate) struct Signals {
     pub(crate) control: SearchControl,
-    pub(crate) counters: Vec<CachePadded<AtomicU64>>,
-    /// Helpers still searching (the main thread waits for them before reporting).
-    pub(crate) helpers_running: Latch,
-    /// Workers still busy with a job (the pool waits for it before changing anything).
-    pub(crate) busy: Latch,
     /// Wakes the main thread waiting out `go infinite` or a ponder search.
     pub(crate) wake: (Mutex<()>, Condvar),
-    /// Each thread's latest result (its last completed iteration, then its final result), for
-    /// the vote. Lock-free, so answering never waits for a thread that was preempted while
-    /// publishing (with many more threads than cores it may not run again for tens of ms).
-    pub(crate) results: Vec<ArcSwapOption<SearchResult>>,
-    /// Counts searches, so a timer of an earlier search never touches a later one.
-    pub(crate) search_id: AtomicU64,
-    /// Successful tablebase probes of the current search.
-    pub(crate) tb_hits: AtomicU64,
-    /// How to answer the current search: taken by whoever answers first (the main thread when
-    /// it finishes, or the thread that raised `stop` or the timer when the main thread is slow
-    /// to get a core), after claiming the search in `answered`.
-    pub(crate) answer: Mutex<Option<OnDone>>,
-    /// Which threads the final move of the current search may come from (`VoteMode::index`):
-    /// the pool's mode, or `Main` when the search must report the main thread's result.
-    pub(crate) vote: AtomicU8,
-    /// The id (`search_id`) of the last search answered: whoever answers search `n` first moves
-    /// it from `n - 1` to `n` (only the winner then touches `answer`). Every search is answered
-    /// before the next starts, so a late claim for an earlier search always fails.
-    pub(crate) answered: AtomicU64,
-    /// The cores this process may run on, read when the pool's threads are created (reading
-    /// them means opening cgroup files, not something to do on every `go`).
-    pub(crate) cores: usize,
-    /// How long `stop` gives the main thread to answer (`stop_grace`).
-    pub(crate) stop_grace: Duration,
+    /// Raised by `go`, lowered by the main thread once it has answered: whether a search runs.
+    pub(crate) searching: AtomicBool,
 }
 
-impl Shared {
-    pub(crate) fn total_nodes(&self) -> u64 {
-        self.counters.iter().map(|c| c.load(Ordering::Relaxed)).sum()
-    }
-
+impl Signals {
     /// Wake the main thread waiting out `go infinite` or a ponder search.
     pub(crate) fn wake(&self) {
         let _guard = self.wake.0.lock();
         self.wake.1.notify_all();
     }
 
-    /// Raise the stop flag for every thread, and wake those waiting for it.
+    /// Raise the stop flag for every thread, and wake the main thread if it waits for it.
     pub(crate) fn stop_and_wake(&self) {
         self.control.stop.store(true, Ordering::SeqCst);
         self.wake();
     }
 }
 
+/// State the workers of one thread count share.
+pub(crate) struct Shared {
+    pub(crate) signals: Arc<Signals>,
+    pub(crate) counters: Vec<CachePadded<AtomicU64>>,
+    /// Helpers still searching (the main thread waits for them before answering).
+    pub(crate) helpers_running: Latch,
+    /// Workers still busy with a job (the pool waits for it before changing anything).
+    pub(crate) busy: Latch,
+    /// Each thread's final result, left for the main thread's vote.
+    pub(crate) results: Vec<Mutex<Option<SearchResult>>>,
+    /// Successful tablebase probes of the current search.
+    pub(crate) tb_hits: AtomicU64,
+    /// The cores this process may run on, read when the pool's threads are created (reading
+    /// them means opening cgroup files, not something to do on every `go`).
+    pub(crate) cores: usize,
+}
+
+impl Shared {
+    pub(crate) fn total_nodes(&self) -> u64 {
+        self.counters.iter().map(|c| c.load(Ordering::Relaxed)).sum()
+    }
+}
+
+/// Stops whatever search the pool is running, from any thread (see `Pool::stop_handle`).
+#[derive(Clone)]
+pub struct StopHandle {
+    signals: Arc<Signals>,
+}
+
+impl StopHandle {
+    pub fn stop(&self) {
+        self.signals.stop_and_wake();
+    }
+}
+
 pub struct Pool {
     workers: Vec<Worker>,
     pub(crate) shared: Arc<Shared>,
-    /// The state stop handles act on (replaced with `shared` when the thread count changes).
-    current: Arc<Mutex<Arc<Shared>>>,
+    signals: Arc<Signals>,
     tt: Arc<TranspositionTable>,
     /// The histories every worker reads and teaches (kept when `Threads` changes).
     learned: SharedHistories,
     policy: HelperPolicy,
     vote_mode: VoteMode,
     tb: Option<TbSettings>,
-    /// Raises the stop flag at the hard time limit.
-    timer: Timer,
+    on_search_end: Option<OnSearchEnd>,
 }
 
 impl Pool {
     pub fn new(threads: usize, hash_mb: usize) -> Pool {
         let tt = Arc::new(TranspositionTable::new(hash_mb));
-        let shared = Self::new_shared(threads);
+        let signals = Arc::new(Signals::default());
         let mut pool = Pool {
             workers: Vec::new(),
-            shared: Arc::clone(&shared),
-            current: Arc::new(Mutex::new(shared)),
+            shared: Self::new_shared(threads, Arc::clone(&signals)),
+            signals,
             tt,
             learned: SharedHistories::new(),
             policy: HelperPolicy::default(),
             vote_mode: VoteMode::default(),
             tb: None,
-            timer: Timer::new(),
+            on_search_end: None,
         };
         pool.spawn_workers(threads);
         pool
     }
 
-    pub(crate) fn new_shared(threads: usize) -> Arc<Shared> {
-        let cores = crate::available_cores();
+    pub(crate) fn new_shared(threads: usize, signals: Arc<Signals>) -> Arc<Shared> {
         Arc::new(Shared {
-            control: SearchControl::default(),
+            signals,
             counters: (0..threads.max(1)).map(|_| CachePadded::new(AtomicU64::new(0))).collect(),
             helpers_running: Latch::default(),
             busy: Latch::default(),
-            wake: (Mutex::new(()), Condvar::new()),
-            results: (0..threads.max(1)).map(|_| ArcSwapOption::empty()).collect(),
-            search_id: AtomicU64::new(0),
+            results: (0..threads.max(1)).map(|_| Mutex::new(None)).collect(),
             tb_hits: AtomicU64::new(0),
-            answer: Mutex::new(None),
-            vote: AtomicU8::new(VoteMode::Main.index()),
-            answered: AtomicU64::new(0),
-            cores,
-            stop_grace: stop_grace(threads, cores),
+            cores: crate::available_cores(),
         })
     }
 
@@ -164,12 +156,12 @@ impl Pool {
         for index in 0..threads.max(1) {
             let (jobs, inbox) = crate::mailbox::channel();
             let shared = Arc::clone(&self.shared);
-            let policy = self.policy;
+            let variation = self.policy.variation(index);
             let learned = self.learned.clone();
             let handle = std::thread::Builder::new()
                 .name(format!("lazuli-worker-{index}"))
                 .stack_size(WORKER_STACK)
-                .spawn(move || worker_loop(index, policy, learned, inbox, shared));
+                .spawn(move || worker_loop(index, variation, learned, inbox, shared));
             match handle {
                 Ok(handle) => self.workers.push(Worker { jobs, handle: Some(handle) }),
                 Err(_) => return false,
@@ -212,8 +204,8 @@ impl Pool {
         self.wait();
         self.policy = policy;
         self.shared.busy.add(self.workers.len());
-        for worker in &self.workers {
-            if worker.jobs.send(Job::Policy(policy)).is_err() {
+        for (index, worker) in self.workers.iter().enumerate() {
+            if worker.jobs.send(Job::Variation(policy.variation(index))).is_err() {
                 self.shared.busy.done();
             }
         }
@@ -247,8 +239,7 @@ impl Pool {
     /// Replaces the workers by `threads` new ones; false if the system refused a thread.
     fn restart_workers(&mut self, threads: usize) -> bool {
         self.shutdown_workers();
-        self.shared = Self::new_shared(threads);
-        *self.current.lock() = Arc::clone(&self.shared);
+        self.shared = Self::new_shared(threads, Arc::clone(&self.signals));
         self.spawn_workers(threads)
     }
 
@@ -333,6 +324,12 @@ impl Pool {
         self.tt.clear(self.workers.len());
     }
 
+    /// Called on the main worker's thread after each search has been answered (`on_done` has
+    /// returned) and `is_searching` has become false.
+    pub fn on_search_end(&mut self, hook: impl Fn() + Send + Sync + 'static) {
+        self.on_search_end = Some(Arc::new(hook));
+    }
+
     /// Start searching. Returns at once; `on_done` receives the result when all threads have
     /// stopped. With `infinite` or `ponder`, the search does not end by itself before `stop`
     /// (or, when pondering, `ponderhit` after the limits are reached).
@@ -346,34 +343,21 @@ impl Pool {
         on_done: OnDone,
     ) {
         self.wait();
-        self.shared.control.reset(ponder);
+        self.signals.control.reset(ponder);
         for counter in &self.shared.counters {
             counter.store(0, Ordering::Relaxed);
         }
-        self.shared.results.iter().for_each(|r| r.store(None));
         self.shared.tb_hits.store(0, Ordering::Relaxed);
         self.tt.new_search();
         let helpers = helpers_to_start(self.workers.len() - 1, self.shared.cores, &limits);
-        // The main thread's job only: it starts the helpers after its first iteration.
-        self.shared.busy.add(1);
         let vote =
             helpers > 0 && limits.depth.is_none() && limits.multipv <= 1 && limits.search_moves.is_empty();
-        let mode = if vote { self.vote_mode } else { VoteMode::Main };
-        *self.shared.answer.lock() = Some(on_done);
-        self.shared.vote.store(mode.index(), Ordering::SeqCst);
-        // The new id last: a `stop` that reads it finds the search ready to be answered (one
-        // that reads the previous id finds that search answered and does nothing).
-        let search_id = self.shared.search_id.fetch_add(1, Ordering::SeqCst) + 1;
-        if let Some(hard) = limits.hard_time {
-            self.timer.arm(Arc::clone(&self.shared), search_id, limits.start, hard);
-        }
         let job = |limits: Limits, main: Option<MainJob>| {
             Box::new(SearchJob {
                 board: board.clone(),
                 limits,
                 tt: Arc::clone(&self.tt),
                 tb: self.tb.clone(),
-                search_id,
                 main,
             })
         };
@@ -381,36 +365,48 @@ impl Pool {
             .iter()
             .map(|worker| (worker.jobs.clone(), job(helper_limits(&limits), None)))
             .collect();
-        let main = MainJob { reporter, infinite, helpers: helper_jobs };
-        if self.workers[0].jobs.send(Job::Search(job(limits.clone(), Some(main)))).is_err() {
+        let main = MainJob {
+            reporter,
+            infinite,
+            vote: if vote { self.vote_mode } else { VoteMode::Main },
+            helpers: helper_jobs,
+            on_done,
+            on_search_end: self.on_search_end.clone(),
+        };
+        // The main thread's job only: it starts the helpers after its first iteration.
+        self.shared.busy.add(1);
+        self.signals.searching.store(true, Ordering::SeqCst);
+        if let Err(Job::Search(job)) = self.workers[0].jobs.send(Job::Search(job(limits.clone(), Some(main))))
+        {
+            // The main thread is gone (it never is while the pool lives): answer nothing.
+            self.signals.searching.store(false, Ordering::SeqCst);
             self.shared.busy.done();
+            drop(job);
         }
     }
 
-    /// End the current search as soon as possible. Returns once `bestmove` has been given, or
-    /// after a short grace if the search has not completed its first iteration yet.
+    /// Raise the stop flag of the current search and return at once; the main thread answers.
     pub fn stop(&self) {
-        self.shared.stop_and_wake();
-        answer_after_grace(&self.shared, self.shared.search_id.load(Ordering::SeqCst));
+        self.signals.stop_and_wake();
     }
 
     /// A handle that stops the current search from another thread (an input reader can then
-    /// answer `stop` without waiting for the thread that owns the pool).
+    /// stop it without waiting for the thread that owns the pool).
     pub fn stop_handle(&self) -> StopHandle {
-        StopHandle { current: Arc::clone(&self.current) }
+        StopHandle { signals: Arc::clone(&self.signals) }
     }
 
     /// The opponent played the expected move: the ponder search becomes a timed search whose
     /// clock starts now.
     pub fn ponderhit(&self, elapsed_ms: u64) {
-        self.shared.control.time_origin_ms.store(elapsed_ms, Ordering::SeqCst);
-        self.shared.control.pondering.store(false, Ordering::SeqCst);
-        self.shared.wake();
-        self.timer.wake();
+        self.signals.control.time_origin_ms.store(elapsed_ms, Ordering::SeqCst);
+        self.signals.control.pondering.store(false, Ordering::SeqCst);
+        self.signals.wake();
     }
 
+    /// Whether a search runs: from `go` until its `bestmove` has been given.
     pub fn is_searching(&self) -> bool {
-        self.shared.busy.count() > 0
+        self.signals.searching.load(Ordering::SeqCst)
     }
 
     /// Block until no worker is busy.
@@ -516,7 +512,7 @@ mod tests {
     /// Search `fen` to `depth` and wait for the answer.
     fn search_to_depth(pool: &mut Pool, fen: &str, depth: i32) -> SearchResult {
         let (tx, rx) = channel();
-        let on_done = Box::new(move |result: SearchResult| {
+        let on_done = Box::new(move |result: SearchResult, _: &crate::Ended| {
             let _ = tx.send(result);
         });
         let board = Board::new(Position::from_fen(fen).expect("a valid FEN"));
@@ -553,7 +549,7 @@ mod tests {
         let mut pool = Pool::new(threads, 4);
         let (tx, rx) = channel();
         let limits = Limits { soft_time: ms(20), hard_time: ms(30), ..Limits::default() };
-        let on_done = Box::new(move |result: SearchResult| {
+        let on_done = Box::new(move |result: SearchResult, _: &crate::Ended| {
             let _ = tx.send(result);
         });
         let board = Board::new(Position::startpos());
@@ -564,5 +560,51 @@ mod tests {
         let nodes: Vec<u64> = pool.shared.counters.iter().map(|c| c.load(Ordering::Relaxed)).collect();
         assert!(nodes[0] > 0, "{nodes:?}");
         assert!(nodes[cores..].iter().all(|&n| n == 0), "threads beyond the cores searched: {nodes:?}");
+    }
+
+    #[test]
+    fn stop_only_raises_the_flag_and_the_main_thread_answers_once_then_the_search_has_ended() {
+        let mut pool = Pool::new(3, 4);
+        let (ended_tx, ended_rx) = channel();
+        let searching = Arc::clone(&pool.signals);
+        pool.on_search_end(move || {
+            // The hook runs once the search counts as ended.
+            let _ = ended_tx.send(searching.searching.load(Ordering::SeqCst));
+        });
+        let (tx, rx) = channel();
+        let on_done = Box::new(move |result: SearchResult, ended: &crate::Ended| {
+            let before = std::thread::current().name().map(str::to_string);
+            ended.now();
+            let _ = tx.send((result, before));
+        });
+        let board = Board::new(Position::startpos());
+        pool.go(board.clone(), Limits::default(), false, true, Box::new(SilentReporter), on_done);
+        assert!(pool.is_searching());
+        std::thread::sleep(Duration::from_millis(30));
+        assert!(rx.try_recv().is_err(), "go infinite answered before stop");
+        pool.stop();
+        let (result, thread) = rx.recv_timeout(Duration::from_secs(10)).expect("bestmove after stop");
+        assert_eq!(thread.as_deref(), Some("lazuli-worker-0"), "answered by another thread");
+        assert!(board.position().is_legal_move(result.best_move));
+        assert_eq!(ended_rx.recv_timeout(Duration::from_secs(10)), Ok(false));
+        assert!(!pool.is_searching());
+        assert!(rx.recv_timeout(Duration::from_millis(50)).is_err(), "answered twice");
+    }
+
+    #[test]
+    fn a_ponder_search_answers_only_after_ponderhit_and_then_keeps_to_its_limits() {
+        let mut pool = Pool::new(2, 4);
+        let (tx, rx) = channel();
+        let on_done = Box::new(move |result: SearchResult, _: &crate::Ended| {
+            let _ = tx.send(result);
+        });
+        let limits = Limits { soft_time: ms(20), hard_time: ms(40), ..Limits::default() };
+        pool.go(Board::new(Position::startpos()), limits, true, false, Box::new(SilentReporter), on_done);
+        // Far past the hard limit: a ponder search ignores the clock.
+        assert!(rx.recv_timeout(Duration::from_millis(150)).is_err(), "answered while pondering");
+        let hit = std::time::Instant::now();
+        pool.ponderhit(150);
+        rx.recv_timeout(Duration::from_secs(10)).expect("bestmove after ponderhit");
+        assert!(hit.elapsed() < Duration::from_secs(2), "the limits counted from ponderhit were not kept");
     }
 }

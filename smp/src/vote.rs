@@ -38,13 +38,9 @@ impl VoteMode {
     pub const NAMES: [&'static str; 3] = ["all", "deeper", "main"];
     const ALL: [VoteMode; 3] = [VoteMode::All, VoteMode::Deeper, VoteMode::Main];
 
-    /// A small number standing for the mode (kept in an atomic).
+    /// Its place in `NAMES`.
     pub(crate) fn index(self) -> u8 {
         self as u8
-    }
-
-    pub(crate) fn from_index(index: u8) -> VoteMode {
-        Self::ALL.get(index as usize).copied().unwrap_or_default()
     }
 }
 
@@ -172,7 +168,6 @@ mod tests {
         assert_eq!("deeper".parse(), Ok(VoteMode::Deeper));
         for mode in VoteMode::ALL {
             assert_eq!(mode.to_string().parse(), Ok(mode));
-            assert_eq!(VoteMode::from_index(mode.index()), mode);
         }
         assert!("best".parse::<VoteMode>().is_err());
     }

@@ -1,15 +1,15 @@
 //! The worker threads: each owns a `Searcher` and waits on its channel for jobs. Worker 0 is
-//! the main thread: when its search ends it stops the helpers, waits briefly for them and
-//! answers. It also starts the helpers, once it has completed its first iteration; they only
-//! search and publish their results.
+//! the main thread. It starts the helpers once it has completed its first iteration, owns the
+//! limits, and when its search ends it stops the helpers, waits for them, chooses the move and
+//! answers: it is the only thread that gives `bestmove`. Helpers only search and leave their
+//! result for it.
 
-use crate::answer::answer;
 use crate::mailbox::{Receiver, Sender};
 use crate::pool::{Shared, TbSettings};
+use crate::vote::{self, VoteMode};
 use engine::board::Board;
 use engine::search::{
-    HelperPolicy, Limits, Reporter, SearchResult, Searcher, SharedHistories, SharedState, SilentReporter,
-    TbContext,
+    Limits, Reporter, SearchResult, Searcher, SharedHistories, SharedState, TbContext, Variation,
 };
 use engine::tt::TranspositionTable;
 use parking_lot::Mutex;
@@ -18,15 +18,34 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-/// How long the main thread waits for helpers to finish before answering.
-const HELPER_GRACE: Duration = Duration::from_millis(2);
+/// How long the main thread looks for the helpers to finish before it sleeps until they have,
+/// when each has a core: they see the stop flag within microseconds. With more threads than
+/// cores it sleeps at once, leaving its core to the helpers that have yet to see the flag.
+const HELPER_SPIN: Duration = Duration::from_millis(1);
+
+/// Called once with the final result, when every thread has stopped.
+pub type OnDone = Box<dyn FnOnce(SearchResult, &Ended) + Send>;
+
+/// Ends the search as the pool sees it (`Pool::is_searching` becomes false). `on_done` may call
+/// it under its own output lock just before it writes the answer, so that nothing reads the
+/// search as ended before the answer or as running after it; otherwise it takes effect when
+/// `on_done` returns.
+pub struct Ended<'a>(&'a std::sync::atomic::AtomicBool);
+
+impl Ended<'_> {
+    pub fn now(&self) {
+        self.0.store(false, Ordering::SeqCst);
+    }
+}
+
+/// Called after each search has been answered and the pool counts it as ended.
+pub type OnSearchEnd = Arc<dyn Fn() + Send + Sync>;
 
 pub(crate) struct SearchJob {
     pub(crate) board: Board,
     pub(crate) limits: Limits,
     pub(crate) tt: Arc<TranspositionTable>,
     pub(crate) tb: Option<TbSettings>,
-    pub(crate) search_id: u64,
     /// Main thread only: where to report, and what to do at the end.
     pub(crate) main: Option<MainJob>,
 }
@@ -37,14 +56,17 @@ pub(crate) type HelperJobs = Vec<(Sender<Job>, Box<SearchJob>)>;
 pub(crate) struct MainJob {
     pub(crate) reporter: Box<dyn Reporter + Send>,
     pub(crate) infinite: bool,
+    pub(crate) vote: VoteMode,
     /// The helpers' jobs, started after the main thread's first iteration (`start_helpers`).
     pub(crate) helpers: HelperJobs,
+    pub(crate) on_done: OnDone,
+    pub(crate) on_search_end: Option<OnSearchEnd>,
 }
 
 pub(crate) enum Job {
     Search(Box<SearchJob>),
     Clear,
-    Policy(HelperPolicy),
+    Variation(Variation),
     Exit,
 }
 
@@ -57,27 +79,21 @@ pub(crate) struct Worker {
 pub(crate) fn helper_limits(limits: &Limits) -> Limits {
     Limits {
         start: limits.start,
-        depth: None,
-        nodes: None,
-        soft_nodes: None,
-        mate: None,
-        soft_time: None,
-        hard_time: None,
-        clock: None,
         search_moves: limits.search_moves.clone(),
-        multipv: 1,
         contempt: limits.contempt,
+        ..Limits::default()
     }
 }
 
 pub(crate) fn worker_loop(
     index: usize,
-    policy: HelperPolicy,
+    variation: Variation,
     learned: SharedHistories,
     inbox: Receiver<Job>,
     shared: Arc<Shared>,
 ) {
-    let mut searcher = Searcher::for_thread(index, policy);
+    let mut searcher = Searcher::new();
+    searcher.set_variation(variation);
     searcher.share_histories(&learned);
     while let Some(job) = inbox.recv() {
         match job {
@@ -87,19 +103,17 @@ pub(crate) fn worker_loop(
                 searcher.clear_own();
                 shared.busy.done();
             }
-            Job::Policy(policy) => {
-                searcher.set_policy(policy);
+            Job::Variation(variation) => {
+                searcher.set_variation(variation);
                 shared.busy.done();
             }
-            Job::Search(job) => {
-                run_search(index, &mut searcher, *job, &shared);
-                shared.busy.done();
-            }
+            Job::Search(job) => run_search(index, &mut searcher, *job, &shared),
         }
     }
 }
 
 fn run_search(index: usize, searcher: &mut Searcher, mut job: SearchJob, shared: &Shared) {
+    let signals = &shared.signals;
     let total = || shared.total_nodes();
     let tb = job.tb.as_ref().map(|t| TbContext {
         tables: &t.tables,
@@ -108,54 +122,67 @@ fn run_search(index: usize, searcher: &mut Searcher, mut job: SearchJob, shared:
         rule50: t.rule50,
         hits: &shared.tb_hits,
     });
-    let helpers =
-        Mutex::new(job.main.as_mut().map(|main| std::mem::take(&mut main.helpers)).unwrap_or_default());
-    let publish = |result: &SearchResult| {
-        shared.results[index].store(Some(Arc::new(result.clone())));
+    let Some(mut main) = job.main.take() else {
+        let ctx = SharedState {
+            tt: &job.tt,
+            control: &signals.control,
+            nodes: &shared.counters[index],
+            total_nodes: &total,
+            reporter: None,
+            tb,
+            on_iteration: None,
+        };
+        let result = searcher.search(&job.board, &job.limits, &ctx);
+        if result.depth > 0 {
+            *shared.results[index].lock() = Some(result);
+        }
+        shared.helpers_running.done();
+        shared.busy.done();
+        return;
+    };
+
+    let helpers = Mutex::new(std::mem::take(&mut main.helpers));
+    let start_waiting_helpers = |_: &SearchResult| {
         let waiting = std::mem::take(&mut *helpers.lock());
         if !waiting.is_empty() {
             start_helpers(shared, waiting);
         }
     };
-    let silent = SilentReporter;
-    let reporter: &dyn Reporter = match &job.main {
-        Some(main) => main.reporter.as_ref(),
-        None => &silent,
-    };
     let ctx = SharedState {
         tt: &job.tt,
-        control: &shared.control,
+        control: &signals.control,
         nodes: &shared.counters[index],
         total_nodes: &total,
-        reporter,
+        reporter: Some(main.reporter.as_ref()),
         tb,
-        on_iteration: Some(&publish),
+        on_iteration: Some(&start_waiting_helpers),
     };
     let result = searcher.search(&job.board, &job.limits, &ctx);
-    let Some(main) = &job.main else {
-        // Stopped before completing an iteration: nothing worth a vote.
-        if result.depth > 0 {
-            publish(&result);
-        }
-        shared.helpers_running.done();
-        return;
-    };
 
     // `go infinite` and pondering never answer before `stop` (or `ponderhit`).
     {
-        let mut guard = shared.wake.0.lock();
-        while !shared.control.stopped() && (main.infinite || shared.control.pondering.load(Ordering::SeqCst))
+        let mut guard = signals.wake.0.lock();
+        while !signals.control.stopped()
+            && (main.infinite || signals.control.pondering.load(Ordering::SeqCst))
         {
-            shared.wake.1.wait_for(&mut guard, Duration::from_millis(50));
+            signals.wake.1.wait_for(&mut guard, Duration::from_millis(50));
         }
     }
-    shared.stop_and_wake();
-    // Helpers stop within microseconds when they have a core; with far more threads than cores
-    // some may wait for one. Their results are not worth a late `bestmove`: vote among those
-    // that are done. (The next search still waits for every thread to be idle.)
-    shared.helpers_running.wait_zero_for(HELPER_GRACE);
-    publish(&result);
-    answer(shared, job.search_id);
+    signals.stop_and_wake();
+    let oversubscribed = shared.counters.len() > shared.cores;
+    shared.helpers_running.wait_zero_spinning(if oversubscribed { Duration::ZERO } else { HELPER_SPIN });
+    *shared.results[0].lock() = Some(result.clone());
+    let results: Vec<Option<SearchResult>> = shared.results.iter().map(|slot| slot.lock().take()).collect();
+    let chosen = vote::choose(&results, main.vote);
+    let mut answer = results[chosen].clone().filter(|r| !r.best_move.is_null()).unwrap_or(result);
+    answer.nodes = answer.nodes.max(shared.total_nodes());
+    let ended = Ended(&signals.searching);
+    (main.on_done)(answer, &ended);
+    ended.now();
+    shared.busy.done();
+    if let Some(hook) = &main.on_search_end {
+        hook();
+    }
 }
 
 /// Start the helpers, when the main thread has completed its first iteration (unless the search
@@ -165,11 +192,9 @@ fn run_search(index: usize, searcher: &mut Searcher, mut job: SearchJob, shared:
 /// The main thread always completes depth 1 (there is no move to play before), which takes it
 /// well under a millisecond with a core to itself. With more threads than cores, helpers that
 /// started with it took the cores away, and its first iteration could end past the whole budget
-/// of a short clock, with nothing to answer before. The jobs go through each helper's own
-/// channel, so no lock is shared by all helpers (a condition variable they all waited on made
-/// the timer, which needed its lock, wait behind every one of them).
+/// of a short clock.
 pub(crate) fn start_helpers(shared: &Shared, helpers: HelperJobs) -> usize {
-    if shared.control.stopped() {
+    if shared.signals.control.stopped() {
         return 0;
     }
     // Counted before they are sent: the main thread may wait for them as soon as they run.
@@ -203,7 +228,6 @@ mod tests {
                     limits: Limits::default(),
                     tt: Arc::clone(&tt),
                     tb: None,
-                    search_id: 1,
                     main: None,
                 });
                 ((jobs, job), inbox)
@@ -211,9 +235,13 @@ mod tests {
             .unzip()
     }
 
+    fn shared() -> Arc<Shared> {
+        Pool::new_shared(4, Arc::default())
+    }
+
     #[test]
     fn helpers_get_their_jobs_and_are_counted_as_running() {
-        let shared = Pool::new_shared(4);
+        let shared = shared();
         let (jobs, inboxes) = helper_jobs(3);
         assert_eq!(start_helpers(&shared, jobs), 3);
         assert_eq!(shared.helpers_running.count(), 3);
@@ -225,8 +253,8 @@ mod tests {
 
     #[test]
     fn a_stopped_search_starts_no_helpers() {
-        let shared = Pool::new_shared(4);
-        shared.stop_and_wake();
+        let shared = shared();
+        shared.signals.stop_and_wake();
         let (jobs, inboxes) = helper_jobs(3);
         assert_eq!(start_helpers(&shared, jobs), 0);
         assert_eq!(shared.helpers_running.count(), 0);
@@ -236,7 +264,7 @@ mod tests {
 
     #[test]
     fn a_helper_whose_thread_is_gone_is_not_waited_for() {
-        let shared = Pool::new_shared(4);
+        let shared = shared();
         let (jobs, inboxes) = helper_jobs(2);
         drop(inboxes);
         assert_eq!(start_helpers(&shared, jobs), 0);

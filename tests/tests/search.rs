@@ -18,7 +18,7 @@ fn search_board(
 
 fn search_fen(fen: &str, limits: Limits) -> SearchResult {
     let tt = TranspositionTable::new(16);
-    let mut searcher = Searcher::new(true);
+    let mut searcher = Searcher::new();
     let board = Board::new(Position::from_fen(fen).expect("valid FEN"));
     search_board(&mut searcher, &tt, &board, limits)
 }
@@ -82,7 +82,7 @@ impl XorShift {
 fn best_move_is_legal_on_random_positions() {
     let mut rng = XorShift(0x1234_5678_9abc_def1);
     let tt = TranspositionTable::new(8);
-    let mut searcher = Searcher::new(true);
+    let mut searcher = Searcher::new();
     let mut checked = 0;
     while checked < 300 {
         let mut pos = Position::startpos();
@@ -185,7 +185,7 @@ fn bench_is_deterministic() {
 #[test]
 fn same_search_after_clearing_gives_same_nodes() {
     let tt = TranspositionTable::new(16);
-    let mut searcher = Searcher::new(true);
+    let mut searcher = Searcher::new();
     let board = Board::new(Position::from_fen(engine::bench::BENCH_POSITIONS[8]).expect("valid"));
     let first = search_board(&mut searcher, &tt, &board, Limits::depth(9));
     tt.clear(1);
@@ -195,15 +195,15 @@ fn same_search_after_clearing_gives_same_nodes() {
     assert_eq!(first.best_move, second.best_move);
 }
 
-/// A search whose stop flag is already raised: the main thread still completes depth 1 (there
-/// must be a move to play); a helper returns at once with no completed iteration.
+/// A search whose stop flag is already raised still completes depth 1: there must be a move to
+/// play, whichever searcher of a pool is asked.
 #[test]
-fn a_raised_stop_flag_ends_helpers_at_once_but_not_the_main_threads_first_iteration() {
-    use engine::search::{HelperPolicy, SearchControl, SharedState, SilentReporter};
+fn a_raised_stop_flag_still_lets_the_first_iteration_complete() {
+    use engine::search::{SearchControl, SharedState, Variation};
     use std::sync::atomic::{AtomicU64, Ordering};
 
     let board = Board::new(Position::startpos());
-    let run = |thread_index: usize| {
+    let run = |variation: Variation| {
         let tt = TranspositionTable::new(4);
         let control = SearchControl::default();
         control.stop.store(true, Ordering::SeqCst);
@@ -214,19 +214,21 @@ fn a_raised_stop_flag_ends_helpers_at_once_but_not_the_main_threads_first_iterat
             control: &control,
             nodes: &counter,
             total_nodes: &total,
-            reporter: &SilentReporter,
+            reporter: None,
             tb: None,
             on_iteration: None,
         };
-        let mut searcher = Searcher::for_thread(thread_index, HelperPolicy::default());
+        let mut searcher = Searcher::new();
+        searcher.set_variation(variation);
         searcher.search(&board, &Limits::default(), &ctx)
     };
-    let main = run(0);
-    assert_eq!(main.depth, 1);
-    assert!(board.position().is_legal_move(main.best_move));
-    let helper = run(1);
-    assert_eq!(helper.depth, 0, "a stopped helper completed an iteration");
-    assert!(helper.nodes <= 1, "a stopped helper searched {} nodes", helper.nodes);
+    for variation in [Variation::default(), Variation { aspiration_offset: 3, skip_block: 1, skip_phase: 0 }]
+    {
+        let result = run(variation);
+        assert_eq!(result.depth, 1, "{variation:?}");
+        assert!(board.position().is_legal_move(result.best_move));
+        assert!(result.nodes < 200, "{variation:?}: a stopped search searched {} nodes", result.nodes);
+    }
 }
 
 #[test]
@@ -237,8 +239,8 @@ fn searchers_given_shared_histories_learn_into_them_and_clear_them_only_when_ask
     let board = Board::new(
         Position::from_fen("r2q1rk1/pp1bbppp/2n1pn2/3p4/3P4/2NBPN2/PP3PPP/R1BQ1RK1 w - - 4 10").unwrap(),
     );
-    let mut first = Searcher::new(true);
-    let mut second = Searcher::new(true);
+    let mut first = Searcher::new();
+    let mut second = Searcher::new();
     first.share_histories(&shared);
     second.share_histories(&shared);
     first.search_alone(&board, &Limits::depth(8), &tt, None);

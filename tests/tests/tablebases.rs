@@ -110,7 +110,7 @@ fn won_endgames_are_converted_to_mate() {
         ["8/8/8/3k4/8/8/8/Q3K3 w - - 0 1", "8/8/3k4/8/8/8/8/R3K3 w - - 0 1", "8/8/8/4k3/8/8/8/1K5R b - - 0 1"]
     {
         let tt = TranspositionTable::new(16);
-        let mut searcher = Searcher::new(true);
+        let mut searcher = Searcher::new();
         let mut board = Board::new(Position::from_fen(fen).expect("valid"));
         // The side with the heavy piece wins.
         let winner = if board.position().non_pawn_material(Color::White).nonempty() {
@@ -144,7 +144,7 @@ fn won_endgames_are_converted_to_mate() {
 fn search_reports_tablebase_scores_and_hits() {
     let tb = tables();
     let tt = TranspositionTable::new(16);
-    let mut searcher = Searcher::new(true);
+    let mut searcher = Searcher::new();
     // KQvKR, White to win: every capture lands in the 3-piece tables.
     let board = Board::new(Position::from_fen("8/8/4k3/8/2r5/8/3Q4/3K4 w - - 0 1").expect("valid"));
     let (result, hits) = search_with_tb(&mut searcher, &tt, &tb, &board, 200_000);

@@ -175,7 +175,7 @@ pub fn genfens_command(spec: &str) -> i32 {
         },
     };
     let tt = TranspositionTable::new(16);
-    let mut searcher = Searcher::new(true);
+    let mut searcher = Searcher::new();
     let limits = Limits { soft_nodes: Some(5_000), nodes: Some(100_000), ..Limits::default() };
     let mut rng = Rng::new(seed);
     let mut printed = 0;

@@ -1,5 +1,5 @@
 //! The UCI front end of Lazuli: command-line tools, the UCI protocol and session.
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
 
 pub mod cli;
 pub mod command;
@@ -11,7 +11,10 @@ pub mod options;
 pub mod output;
 pub mod perft;
 pub mod protocol;
+pub mod scaling;
 pub mod scaling_cli;
+#[allow(unsafe_code)]
+pub mod sched;
 pub mod session;
 pub mod version;
 pub mod wdl;

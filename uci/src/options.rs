@@ -57,7 +57,7 @@ pub const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "Syzygy50MoveRule", kind: OptionKind::Check { default: true } },
     OptionSpec {
         name: "SMP Helpers",
-        kind: OptionKind::Combo { default: "identical", vars: &smp::engine::search::HelperPolicy::NAMES },
+        kind: OptionKind::Combo { default: "identical", vars: &smp::HelperPolicy::NAMES },
     },
     OptionSpec { name: "SMP Vote", kind: OptionKind::Combo { default: "all", vars: &smp::VoteMode::NAMES } },
 ];

@@ -42,7 +42,7 @@ pub fn run_stdio() {
         .name("lazuli-stdin".into())
         .spawn(move || {
             // Woken by `stop` while every core is busy searching: ask to run at once.
-            let short_slice = smp::engine::sched::request_short_slice();
+            let short_slice = crate::sched::request_short_slice();
             tracing::info!("input thread granted a short time slice: {short_slice}");
             read_lines(std::io::stdin().lock(), MAX_LINE, |input| {
                 let received = Instant::now();

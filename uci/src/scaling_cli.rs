@@ -1,8 +1,8 @@
-//! `lazuli scaling`: the thread-scaling benchmark (see `smp::scaling` for the method).
+//! `lazuli scaling`: the thread-scaling benchmark (see `crate::scaling` for the method).
 
+use crate::scaling::{run, summarize, to_csv, to_table, ScalingConfig};
 use smp::engine::bench::BENCH_POSITIONS;
-use smp::engine::search::HelperPolicy;
-use smp::scaling::{run, summarize, to_csv, to_table, ScalingConfig};
+use smp::HelperPolicy;
 use std::time::Duration;
 
 pub const USAGE: &str =
@@ -61,7 +61,7 @@ fn parse_args(args: &[String]) -> Result<(ScalingConfig, Option<String>), String
 
 pub fn scaling_command(args: &[String]) -> i32 {
     if args.iter().any(|a| a == "--help" || a == "-h") {
-        println!("usage: {USAGE}\n\nDefaults: threads 1,2,4,... up to the logical cores; depth 16; 24 positions spread over\nthe bench list; 1 time-to-depth run per position and thread count; 1000 ms per position for\nspeed; 64 MB hash; helpers as `SMP Helpers` (identical). See smp/src/scaling.rs for the method.");
+        println!("usage: {USAGE}\n\nDefaults: threads 1,2,4,... up to the logical cores; depth 16; 24 positions spread over\nthe bench list; 1 time-to-depth run per position and thread count; 1000 ms per position for\nspeed; 64 MB hash; helpers as `SMP Helpers` (identical). See uci/src/scaling.rs for the method.");
         return 0;
     }
     let (config, csv) = match parse_args(args) {

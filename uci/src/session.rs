@@ -10,10 +10,9 @@ use smp::engine::bench::{run_bench, DEFAULT_BENCH_DEPTH};
 use smp::engine::board::{Board, Move, Position};
 use smp::engine::movegen::legal_moves;
 use smp::engine::nnue::Network;
-use smp::engine::search::HelperPolicy;
 use smp::engine::tb::Tablebases;
+use smp::HelperPolicy;
 use smp::Pool;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -58,17 +57,12 @@ pub struct Session {
     pending_network: Option<Option<Arc<Network>>>,
     /// When the current search started (for `ponderhit`).
     search_start: Instant,
-    /// Raised by `go`, lowered once its `bestmove` is written (a `go` that arrives before then
-    /// is held and started after it, see `held`).
-    searching: Arc<AtomicBool>,
     /// The current search is a ponder search that has not had its `ponderhit` or `stop`.
     pondering: bool,
     /// The current search is `go infinite`: it waits for `stop` however soon it is done.
     infinite: bool,
     /// Lines that wait for the current search to end (`crate::held`).
     held: HeldLines,
-    /// Called once each search's `bestmove` is written, so the loop can start what is held.
-    on_search_end: Option<Arc<dyn Fn() + Send + Sync>>,
     /// `stop` was sent for the current search (a `go` may then follow before its `bestmove`).
     stopping: bool,
     /// Text the current command ignored: told in its first `info string`, or alone before its
@@ -113,20 +107,18 @@ impl Session {
             pending_policy: None,
             pending_network: None,
             search_start: Instant::now(),
-            searching: Arc::new(AtomicBool::new(false)),
             pondering: false,
             infinite: false,
             held: HeldLines::default(),
-            on_search_end: None,
             stopping: false,
             note: None,
         }
     }
 
-    /// `hook` runs on whichever thread gives a search's `bestmove`, after writing it; the UCI
-    /// loop uses it to call `resume` when lines are held.
+    /// `hook` runs on the thread that gives a search's `bestmove`, once it is written and the
+    /// search counts as ended; the UCI loop uses it to call `resume` when lines are held.
     pub fn on_search_end(&mut self, hook: impl Fn() + Send + Sync + 'static) {
-        self.on_search_end = Some(Arc::new(hook));
+        self.pool.on_search_end(hook);
     }
 
     /// One `info string`, carrying the pending note if there is one.
@@ -264,7 +256,7 @@ impl Session {
                 self.pool.stop();
             }
             Command::PonderHit => {
-                if self.pondering && self.searching.load(Ordering::SeqCst) {
+                if self.pondering && self.is_searching() {
                     self.pondering = false;
                     let elapsed = received.saturating_duration_since(self.search_start);
                     self.pool.ponderhit(elapsed.as_millis() as u64);
@@ -291,7 +283,7 @@ impl Session {
     }
 
     fn is_searching(&self) -> bool {
-        self.searching.load(Ordering::SeqCst)
+        self.pool.is_searching()
     }
 
     /// The current search runs until `stop`: `go infinite`, or pondering without `ponderhit`.

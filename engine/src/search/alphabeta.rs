@@ -287,8 +287,10 @@ impl Searcher {
                 continue;
             }
             move_count += 1;
-            if root && self.is_main && self.limits.start.elapsed() >= CURRMOVE_DELAY {
-                ctx.reporter.current_move(depth, mv, move_count as usize);
+            if let Some(reporter) = ctx.reporter.filter(|_| root) {
+                if self.limits.start.elapsed() >= CURRMOVE_DELAY {
+                    reporter.current_move(depth, mv, move_count as usize);
+                }
             }
             let quiet = mv.is_quiet();
             let piece = pos.piece_on(mv.from()).expect("legal moves start on a piece");

@@ -65,7 +65,7 @@ impl Searcher {
         }
         if self.root_moves.is_empty() {
             let score = if root.in_check() && legal.is_empty() { mated_in(0) } else { DRAW };
-            if self.is_main {
+            if let Some(reporter) = reporter {
                 reporter.info(&self.info(ctx, 0, 1, score, Bound::Exact, Vec::new()));
             }
             return SearchResult {
@@ -94,7 +94,7 @@ impl Searcher {
         let mut previous_score = 0;
 
         for depth in 1..=max_depth {
-            if self.policy.skips(self.thread_index, depth) && depth < max_depth {
+            if self.variation.skips(depth) && depth < max_depth {
                 continue;
             }
             self.root_depth = depth;
@@ -143,7 +143,7 @@ impl Searcher {
                 result.ponder_move = self.ponder_move(&mut board, ctx, &result.pv);
                 publish(&result);
             }
-            if self.is_main {
+            if let Some(reporter) = reporter {
                 ctx.nodes.store(self.nodes, Ordering::Relaxed);
                 for (i, (score, pv)) in lines.into_iter().enumerate() {
                     reporter.info(&self.info(ctx, depth, i + 1, score, Bound::Exact, pv));
@@ -172,11 +172,10 @@ impl Searcher {
         depth: i32,
         previous: i32,
         pv_index: usize,
-        reporter: &dyn Reporter,
+        reporter: Option<&dyn Reporter>,
     ) -> i32 {
-        let mut delta = ASPIRATION_DELTA()
-            + self.policy.aspiration_offset(self.thread_index)
-            + (previous * previous / 16_384).min(100);
+        let mut delta =
+            ASPIRATION_DELTA() + self.variation.aspiration_offset + (previous * previous / 16_384).min(100);
         let (mut alpha, mut beta) = if depth >= ASPIRATION_MIN_DEPTH() && previous.abs() < MATE_BOUND {
             ((previous - delta).max(-INFINITY), (previous + delta).min(INFINITY))
         } else {
@@ -198,7 +197,7 @@ impl Searcher {
             } else {
                 return score;
             };
-            if self.is_main && self.limits.start.elapsed() >= BOUND_REPORT_DELAY {
+            if let Some(reporter) = reporter.filter(|_| self.limits.start.elapsed() >= BOUND_REPORT_DELAY) {
                 let pv = self.pv[0][..self.pv_len[0]].to_vec();
                 if !pv.is_empty() {
                     reporter.info(&self.info(ctx, depth, pv_index + 1, score, bound, pv));

@@ -11,7 +11,6 @@
 mod alphabeta;
 mod correction;
 mod driver;
-mod helpers;
 pub mod history;
 mod learning;
 mod node;
@@ -20,6 +19,7 @@ pub mod picker;
 mod probcut;
 mod qsearch;
 pub mod score;
+mod variation;
 
 use crate::board::{Move, Piece};
 use crate::eval::PawnCache;
@@ -34,7 +34,7 @@ use std::time::{Duration, Instant};
 
 pub use correction::CorrectionHistory;
 pub use driver::SearchResult;
-pub use helpers::HelperPolicy;
+pub use variation::Variation;
 
 /// What the threads of a pool learn together: the correction history and the continuation
 /// history. A clone shares the same tables.
@@ -139,8 +139,8 @@ pub struct SharedState<'a> {
     pub nodes: &'a AtomicU64,
     /// Nodes of all threads together (for `go nodes` and reporting).
     pub total_nodes: &'a (dyn Fn() -> u64 + Sync),
-    /// Where the main thread reports (helpers get a `SilentReporter`).
-    pub reporter: &'a dyn Reporter,
+    /// Where the search reports (`None`: nowhere, as for a pool's helpers).
+    pub reporter: Option<&'a dyn Reporter>,
     /// Endgame tablebases, when configured.
     pub tb: Option<TbContext<'a>>,
     /// Told the result of every completed iteration (so a pool can answer `stop` without
@@ -192,7 +192,7 @@ pub trait Reporter: Sync {
     fn current_move(&self, _depth: i32, _mv: Move, _number: usize) {}
 }
 
-/// A reporter that discards everything (helper threads, bench, tests).
+/// A reporter that discards everything (bench, tests).
 pub struct SilentReporter;
 
 impl Reporter for SilentReporter {
@@ -246,11 +246,8 @@ pub struct Searcher {
     pv: Vec<[Move; MAX_PLY + 1]>,
     pv_len: [usize; MAX_PLY + 1],
     reductions: Box<[[[i32; 64]; 64]; 2]>,
-    /// The thread that reports and checks the clock.
-    is_main: bool,
-    /// Index in the pool (0 = main) and how helpers differ.
-    thread_index: usize,
-    policy: HelperPolicy,
+    /// How this searcher's iterative deepening differs from others' on the same table.
+    variation: Variation,
     // Per-search state.
     nodes: u64,
     seldepth: usize,
@@ -267,20 +264,19 @@ pub struct Searcher {
     root_tb: Option<crate::tb::Wdl>,
 }
 
+impl Default for Searcher {
+    fn default() -> Self {
+        Searcher::new()
+    }
+}
+
 impl Searcher {
-    /// A searcher for thread `thread_index` of a pool (0 is the main thread).
-    pub fn for_thread(thread_index: usize, policy: HelperPolicy) -> Searcher {
-        let mut searcher = Searcher::new(thread_index == 0);
-        searcher.thread_index = thread_index;
-        searcher.policy = policy;
-        searcher
+    /// Search differently from the other searchers on the same table, from the next search on.
+    pub fn set_variation(&mut self, variation: Variation) {
+        self.variation = variation;
     }
 
-    pub fn set_policy(&mut self, policy: HelperPolicy) {
-        self.policy = policy;
-    }
-
-    pub fn new(is_main: bool) -> Searcher {
+    pub fn new() -> Searcher {
         Searcher {
             hist: Histories::new(),
             correction: Arc::new(CorrectionHistory::new()),
@@ -291,9 +287,7 @@ impl Searcher {
             pv: vec![[Move::NULL; MAX_PLY + 1]; MAX_PLY + 1],
             pv_len: [0; MAX_PLY + 1],
             reductions: alphabeta::reduction_table(),
-            is_main,
-            thread_index: 0,
-            policy: HelperPolicy::default(),
+            variation: Variation::default(),
             nodes: 0,
             seldepth: 0,
             root_depth: 0,
@@ -389,7 +383,7 @@ impl Searcher {
             control: &control,
             nodes: &counter,
             total_nodes: &total,
-            reporter: &SilentReporter,
+            reporter: None,
             tb,
             on_iteration: None,
         };

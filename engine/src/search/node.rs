@@ -50,28 +50,23 @@ pub(super) fn tt_refines_eval(entry: &TtEntry, eval: i32) -> bool {
         }
 }
 impl Searcher {
-    /// Count a node, and decide whether to stop: the flag, and for the main thread the clock and
-    /// node limits. The main thread always completes depth 1, so there is always a move to play;
-    /// a helper stops at once (it starts after the main thread's first iteration, and the vote
-    /// ignores its result until it completes one of its own).
+    /// Count a node, and decide whether to stop: the flag, the clock and the node limits (a
+    /// pool's helpers are given none). Depth 1 is always completed, so there is always a move
+    /// to play.
     #[inline]
     pub(super) fn enter_node(&mut self, ctx: &SharedState<'_>, ply: usize) -> bool {
         self.nodes += 1;
         self.seldepth = self.seldepth.max(ply);
         if self.nodes & 1023 == 0 {
             ctx.nodes.store(self.nodes, Ordering::Relaxed);
-            if self.is_main {
-                self.check_limits(ctx);
+            self.check_limits(ctx);
+        }
+        if let Some(limit) = self.limits.nodes {
+            if (ctx.total_nodes)() - ctx.nodes.load(Ordering::Relaxed) + self.nodes >= limit {
+                ctx.control.stop.store(true, Ordering::Relaxed);
             }
         }
-        if self.is_main {
-            if let Some(limit) = self.limits.nodes {
-                if (ctx.total_nodes)() - ctx.nodes.load(Ordering::Relaxed) + self.nodes >= limit {
-                    ctx.control.stop.store(true, Ordering::Relaxed);
-                }
-            }
-        }
-        if (self.root_depth > 1 || !self.is_main) && ctx.control.stopped() {
+        if self.root_depth > 1 && ctx.control.stopped() {
             self.stopped = true;
         }
         self.stopped

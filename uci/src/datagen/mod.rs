@@ -149,7 +149,7 @@ pub fn run(
         for _ in 0..config.threads.max(1) {
             scope.spawn(|| {
                 let tt = TranspositionTable::new(16);
-                let mut searcher = Searcher::new(true);
+                let mut searcher = Searcher::new();
                 let mut bytes = Vec::new();
                 loop {
                     let index = next.fetch_add(1, Ordering::Relaxed);

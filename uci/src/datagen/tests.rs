@@ -90,7 +90,7 @@ fn soft_node_limit_finishes_the_iteration_and_hard_limit_caps_it() {
     use smp::engine::search::{Limits, Searcher};
     let board = smp::engine::board::Board::new(Position::startpos());
     let tt = TranspositionTable::new(16);
-    let mut searcher = Searcher::new(true);
+    let mut searcher = Searcher::new();
     let soft = Limits { soft_nodes: Some(2_000), nodes: Some(1_000_000), ..Limits::default() };
     let result = searcher.search_alone(&board, &soft, &tt, None);
     assert!(result.nodes >= 2_000, "the soft limit ends only a completed iteration: {}", result.nodes);

@@ -8,8 +8,6 @@ use smp::engine::board::{Color, Move};
 use smp::engine::search::score::MAX_PLY;
 use smp::engine::search::{Limits, SearchResult};
 use smp::time::{allocate, Clock};
-use std::sync::atomic::Ordering;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 impl Session {
@@ -60,10 +58,8 @@ impl Session {
             currmove_gate: RateGate::new(CURRMOVE_GAP),
         });
         let out = self.out.clone();
-        let searching = Arc::clone(&self.searching);
-        let on_search_end = self.on_search_end.clone();
         let start = received;
-        let on_done = Box::new(move |result: SearchResult| {
+        let on_done = Box::new(move |result: SearchResult, ended: &smp::Ended| {
             for info in closing_info(&last_lines.load(), &result, start.elapsed()) {
                 out.line(&format_info(&info, style));
             }
@@ -71,18 +67,14 @@ impl Session {
             if !result.ponder_move.is_null() {
                 line.push_str(&format!(" ponder {}", result.ponder_move.to_uci(style.chess960)));
             }
-            // Lowered under the output's lock: a `go` that finds the search over cannot print
+            // Ended under the output's lock: a `go` that finds the search over cannot print
             // before this `bestmove`, and a client that has read it never finds it running.
-            out.line_after(&line, || searching.store(false, Ordering::SeqCst));
-            if let Some(hook) = &on_search_end {
-                hook();
-            }
+            out.line_after(&line, || ended.now());
         });
         self.search_start = received;
         self.pondering = params.ponder;
         self.infinite = params.infinite;
         self.stopping = false;
-        self.searching.store(true, Ordering::SeqCst);
         self.pool.go(self.board.clone(), limits, params.ponder, params.infinite, reporter, on_done);
     }
 

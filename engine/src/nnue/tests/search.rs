@@ -20,7 +20,7 @@ const FENS: &[&str] = &[
 ];
 
 fn search(source: EvalSource, fen: &str, depth: i32) -> (u64, crate::board::Move) {
-    let mut searcher = Searcher::new(true);
+    let mut searcher = Searcher::new();
     searcher.set_eval_source(source);
     let tt = TranspositionTable::new(8);
     let board = Board::new(Position::from_fen(fen).expect("valid FEN"));

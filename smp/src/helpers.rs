@@ -17,8 +17,10 @@
 //!   Helper 1 searches the even depths, so time to an odd depth measured with `go depth` never
 //!   gets its result at that depth: compare policies at two neighbouring depths.
 //!
-//! The default is chosen by games (notes/results.md).
+//! The default is chosen by games (notes/results.md). The searcher itself knows nothing of
+//! threads: each is given a `Variation` (`HelperPolicy::variation`).
 
+use engine::search::Variation;
 use std::fmt;
 use std::str::FromStr;
 
@@ -32,20 +34,24 @@ pub enum HelperPolicy {
 impl HelperPolicy {
     pub const NAMES: [&'static str; 2] = ["identical", "skip"];
 
-    /// Whether helper `thread` (0 = main, never skips) leaves out iteration `depth`.
-    pub fn skips(self, thread: usize, depth: i32) -> bool {
-        if thread == 0 || self == HelperPolicy::Identical || depth <= 1 {
-            return false;
+    /// What thread `thread` of a pool (0 is the main thread, which is given the default)
+    /// does differently.
+    pub fn variation(self, thread: usize) -> Variation {
+        if thread == 0 {
+            return Variation::default();
+        }
+        let aspiration_offset = (thread % 8) as i32;
+        if self == HelperPolicy::Identical {
+            return Variation { aspiration_offset, ..Variation::default() };
         }
         let k = (thread - 1) as i32;
-        let size = 1 + (k / 4) % 3;
-        let phase = k % (2 * size);
-        ((depth + phase) / size) % 2 == 1
+        let skip_block = 1 + (k / 4) % 3;
+        Variation { aspiration_offset, skip_block, skip_phase: k % (2 * skip_block) }
     }
 
-    /// Extra aspiration width for `thread`, so helpers' windows differ from the main thread's.
-    pub fn aspiration_offset(self, thread: usize) -> i32 {
-        (thread % 8) as i32
+    /// Whether helper `thread` (0 = main, never skips) leaves out iteration `depth`.
+    pub fn skips(self, thread: usize, depth: i32) -> bool {
+        self.variation(thread).skips(depth)
     }
 }
 

@@ -4,9 +4,8 @@
 //! thread woken from sleep no head start over the busy ones: the input reader woken by `stop`
 //! waited behind dozens of searching threads for far longer than answering takes. Since Linux
 //! 6.12 a thread may ask for a shorter time slice, which also lets it preempt at wakeup. The
-//! input reader and the hard-limit timer ask: they use almost no CPU, so asking costs the search
-//! threads nothing. This is the only `unsafe` outside the table's memory: one system call with a
-//! plain struct.
+//! input reader asks: it uses almost no CPU, so asking costs the search threads nothing. This
+//! is the front end's only `unsafe`: one system call with a plain struct.
 
 /// The slice asked for, in nanoseconds (the kernel accepts 0.1 ms to 100 ms).
 #[cfg(target_os = "linux")]

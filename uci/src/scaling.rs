@@ -15,9 +15,10 @@
 //! Time to depth understates Lazy SMP: extra threads also widen the search (they find better
 //! moves at the same depth), which only games measure.
 
-use crate::Pool;
 use engine::board::{Board, Position};
-use engine::search::{HelperPolicy, Limits, SearchResult, SilentReporter};
+use engine::search::{Limits, SearchResult, SilentReporter};
+use smp::engine;
+use smp::{HelperPolicy, Pool};
 use std::sync::mpsc::channel;
 use std::time::{Duration, Instant};
 
@@ -66,7 +67,7 @@ fn search(
 ) -> SearchResult {
     let pos = Position::from_fen(fen).expect("scaling positions are valid");
     let (tx, rx) = channel();
-    let on_done = Box::new(move |r: SearchResult| {
+    let on_done = Box::new(move |r: SearchResult, _: &smp::Ended| {
         let _ = tx.send(r);
     });
     pool.go(Board::new(pos), limits, false, infinite, Box::new(SilentReporter), on_done);
