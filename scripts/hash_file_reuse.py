@@ -70,45 +70,42 @@ def main() -> int:
     parser.add_argument("--option", action="append", default=[], help="NAME=VALUE, sent to every engine")
     args = parser.parse_args()
     node_ratios, time_ratios = [], []
+
+    def start() -> Engine:
+        engine = Engine(args.engine)
+        for option in args.option:
+            name, value = option.split("=", 1)
+            engine.send(f"setoption name {name} value {value}")
+        engine.send(f"setoption name Threads value {args.threads}")
+        return engine
+
     with tempfile.TemporaryDirectory() as work:
         for i, fen in enumerate(POSITIONS):
-            path = os.path.join(work, f"{i}.lzh")
-            first = Engine(args.engine)
-            for option in args.option:
-                name, value = option.split("=", 1)
-                first.send(f"setoption name {name} value {value}")
-            first.send(f"setoption name Threads value {args.threads}")
+            first = start()
             first.send(f"setoption name Hash value {args.hash}")
             fresh = first.search(fen, args.depth)
             if args.same_process:
-                again = first.search(fen, args.depth)
+                again, second, what = first.search(fen, args.depth), first, "again"
+            else:
+                path = os.path.join(work, f"{i}.lzh")
+                first.send(f"setoption name Hash File value {path}")
+                first.send("setoption name Save Hash")
+                first.send("isready")
+                first.until("readyok")
                 first.close()
-                node_ratios.append(fresh[0] / again[0])
-                time_ratios.append(fresh[1] / again[1])
-                print(
-                    f"{fen}: fresh {fresh[0]} nodes {fresh[1]:.2f} s; again {again[0]} nodes {again[1]:.2f} s; "
-                    f"{node_ratios[-1]:.2f}x nodes, {time_ratios[-1]:.2f}x time",
-                    flush=True,
-                )
-                continue
-            first.send(f"setoption name Hash File value {path}")
-            first.send("setoption name Save Hash")
-            first.send("isready")
-            first.until("readyok")
-            first.close()
-            second = Engine(args.engine)
-            second.send(f"setoption name Threads value {args.threads}")
-            second.send(f"setoption name Hash File value {path}")
-            second.send("setoption name Load Hash")
-            second.send("isready")
-            loaded_note = [l for l in second.until("readyok") if l.startswith("info string")]
-            again = second.search(fen, args.depth)
+                second = start()
+                second.send(f"setoption name Hash File value {path}")
+                second.send("setoption name Load Hash")
+                second.send("isready")
+                notes = [l for l in second.until("readyok") if l.startswith("info string")]
+                again, what = second.search(fen, args.depth), "loaded"
             second.close()
             node_ratios.append(fresh[0] / again[0])
             time_ratios.append(fresh[1] / again[1])
             print(
-                f"{fen}: fresh {fresh[0]} nodes {fresh[1]:.2f} s; loaded {again[0]} nodes {again[1]:.2f} s; "
-                f"{node_ratios[-1]:.2f}x nodes, {time_ratios[-1]:.2f}x time ({'; '.join(loaded_note)})",
+                f"{fen}: fresh {fresh[0]} nodes {fresh[1]:.2f} s; {what} {again[0]} nodes {again[1]:.2f} s; "
+                f"{node_ratios[-1]:.2f}x nodes, {time_ratios[-1]:.2f}x time"
+                + ("" if args.same_process else f" ({'; '.join(notes)})"),
                 flush=True,
             )
     print(

@@ -376,12 +376,10 @@ impl Pool {
         // The main thread's job only: it starts the helpers after its first iteration.
         self.shared.busy.add(1);
         self.signals.searching.store(true, Ordering::SeqCst);
-        if let Err(Job::Search(job)) = self.workers[0].jobs.send(Job::Search(job(limits.clone(), Some(main))))
-        {
+        if self.workers[0].jobs.send(Job::Search(job(limits, Some(main)))).is_err() {
             // The main thread is gone (it never is while the pool lives): answer nothing.
             self.signals.searching.store(false, Ordering::SeqCst);
             self.shared.busy.done();
-            drop(job);
         }
     }
 

@@ -122,17 +122,27 @@ fn run_search(index: usize, searcher: &mut Searcher, mut job: SearchJob, shared:
         rule50: t.rule50,
         hits: &shared.tb_hits,
     });
-    let Some(mut main) = job.main.take() else {
-        let ctx = SharedState {
-            tt: &job.tt,
-            control: &signals.control,
-            nodes: &shared.counters[index],
-            total_nodes: &total,
-            reporter: None,
-            tb,
-            on_iteration: None,
-        };
-        let result = searcher.search(&job.board, &job.limits, &ctx);
+    // Main thread only: the helpers' jobs, sent once it has completed its first iteration.
+    let helpers =
+        Mutex::new(job.main.as_mut().map(|main| std::mem::take(&mut main.helpers)).unwrap_or_default());
+    let start_waiting_helpers = |_: &SearchResult| {
+        let waiting = std::mem::take(&mut *helpers.lock());
+        if !waiting.is_empty() {
+            start_helpers(shared, waiting);
+        }
+    };
+    let on_iteration: &(dyn Fn(&SearchResult) + Sync) = &start_waiting_helpers;
+    let ctx = SharedState {
+        tt: &job.tt,
+        control: &signals.control,
+        nodes: &shared.counters[index],
+        total_nodes: &total,
+        reporter: job.main.as_ref().map(|main| main.reporter.as_ref() as &dyn Reporter),
+        tb,
+        on_iteration: job.main.is_some().then_some(on_iteration),
+    };
+    let result = searcher.search(&job.board, &job.limits, &ctx);
+    let Some(main) = job.main else {
         if result.depth > 0 {
             *shared.results[index].lock() = Some(result);
         }
@@ -140,24 +150,6 @@ fn run_search(index: usize, searcher: &mut Searcher, mut job: SearchJob, shared:
         shared.busy.done();
         return;
     };
-
-    let helpers = Mutex::new(std::mem::take(&mut main.helpers));
-    let start_waiting_helpers = |_: &SearchResult| {
-        let waiting = std::mem::take(&mut *helpers.lock());
-        if !waiting.is_empty() {
-            start_helpers(shared, waiting);
-        }
-    };
-    let ctx = SharedState {
-        tt: &job.tt,
-        control: &signals.control,
-        nodes: &shared.counters[index],
-        total_nodes: &total,
-        reporter: Some(main.reporter.as_ref()),
-        tb,
-        on_iteration: Some(&start_waiting_helpers),
-    };
-    let result = searcher.search(&job.board, &job.limits, &ctx);
 
     // `go infinite` and pondering never answer before `stop` (or `ponderhit`).
     {
@@ -171,8 +163,9 @@ fn run_search(index: usize, searcher: &mut Searcher, mut job: SearchJob, shared:
     signals.stop_and_wake();
     let oversubscribed = shared.counters.len() > shared.cores;
     shared.helpers_running.wait_zero_spinning(if oversubscribed { Duration::ZERO } else { HELPER_SPIN });
-    *shared.results[0].lock() = Some(result.clone());
-    let results: Vec<Option<SearchResult>> = shared.results.iter().map(|slot| slot.lock().take()).collect();
+    let mut results: Vec<Option<SearchResult>> =
+        shared.results.iter().map(|slot| slot.lock().take()).collect();
+    results[0] = Some(result.clone());
     let chosen = vote::choose(&results, main.vote);
     let mut answer = results[chosen].clone().filter(|r| !r.best_move.is_null()).unwrap_or(result);
     answer.nodes = answer.nodes.max(shared.total_nodes());

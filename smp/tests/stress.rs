@@ -119,16 +119,15 @@ fn same_size_hash_keeps_its_contents() {
     assert!(pool.tt().probe(key, 0).is_some(), "re-sending the same Hash/Threads cleared the table");
 }
 
-/// How long `stop` may take to give the answer, at the median and at worst, over ten searches,
-/// with a core for every thread: the main thread answers within a millisecond or two; the
+/// How long `stop` may take to give the answer, at the median and at worst, over ten searches.
+/// With a core for every thread the main thread answers within a millisecond or two; the
 /// bounds leave room for a loaded machine (these tests run side by side), and a `stop` that
-/// waited for an iteration to end would exceed them.
+/// waited for an iteration to end would exceed them. With more threads than cores the answer
+/// waits until every helper has had a core to see the flag, a round of the scheduler (tens of
+/// milliseconds at 64 threads on 2 cores, as for Stockfish: docs/lazy-smp.md), so only the
+/// worst case is bounded there.
 const STOP_MEDIAN_LIMIT: Duration = Duration::from_millis(10);
 const STOP_WORST_LIMIT: Duration = Duration::from_millis(250);
-/// With more threads than cores the answer waits until every helper has had a core to see the
-/// flag, a round of the scheduler (tens of milliseconds at 64 threads on 2 cores, as for
-/// Stockfish: docs/lazy-smp.md). Only a hang or a missed flag would exceed this.
-const OVERSUBSCRIBED_WORST_LIMIT: Duration = Duration::from_secs(1);
 
 #[test]
 fn stop_latency_is_small_at_any_thread_count() {
@@ -150,13 +149,8 @@ fn stop_latency_is_small_at_any_thread_count() {
         println!("stop latency, {threads} threads: median {median:?}, worst {worst:?}");
         if threads <= cores {
             assert!(median <= STOP_MEDIAN_LIMIT, "{threads} threads: median {median:?} ({latencies:?})");
-            assert!(worst <= STOP_WORST_LIMIT, "{threads} threads: worst {worst:?} ({latencies:?})");
-        } else {
-            assert!(
-                worst <= OVERSUBSCRIBED_WORST_LIMIT,
-                "{threads} threads: worst {worst:?} ({latencies:?})"
-            );
         }
+        assert!(worst <= STOP_WORST_LIMIT, "{threads} threads: worst {worst:?} ({latencies:?})");
     }
 }
 
