@@ -8,7 +8,6 @@ mod control;
 mod helpers;
 pub mod mailbox;
 pub mod pool;
-pub mod time;
 pub mod vote;
 mod worker;
 

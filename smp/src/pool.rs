@@ -465,8 +465,8 @@ impl Drop for Pool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::time::{allocate, Clock};
     use engine::board::Position;
+    use engine::search::time::{allocate, Clock};
     use engine::search::SilentReporter;
     use std::sync::mpsc::channel;
 

@@ -3,6 +3,7 @@
 
 use super::params::{ASPIRATION_DELTA, ASPIRATION_MIN_DEPTH};
 use super::score::{mated_in, DRAW, INFINITY, MATE, MATE_BOUND, MAX_PLY, TB_WIN};
+use super::time::{soft_limit_reached, IterationTrend};
 use super::{Bound, Limits, Reporter, RootMove, SearchInfo, Searcher, SharedState, StackEntry};
 use crate::board::{Board, Move};
 use crate::movegen::legal_moves;
@@ -223,31 +224,17 @@ impl Searcher {
         if self.limits.soft_nodes.is_some_and(|soft| self.nodes >= soft) {
             return true;
         }
-        let Some(soft) = self.limits.soft_time else { return false };
-        let Some(elapsed) = self.time_used(ctx) else { return false };
-        // A fixed time per move (`go movetime`) is used in full; the hard limit ends it.
-        if Some(soft) == self.limits.hard_time && self.root_moves.len() > 1 {
-            return false;
-        }
-        if self.root_moves.len() == 1 {
-            return elapsed >= soft / 8 || result.depth >= 8;
-        }
-        // Spend less time when the best move is stable and takes most of the effort, more when
-        // it keeps changing or the score drops. Only the main thread's changes count: also
-        // lengthening the limit for each helper's recent best-move changes, as Stockfish sums
-        // its threads' changes, lost in games (notes/ideas-not-kept.md).
-        let stability_factor = [1.8, 1.35, 1.1, 0.95, 0.85, 0.75][stability.clamp(0, 5) as usize];
-        let score_factor = if result.score < previous_score - 30 { 1.25 } else { 1.0 };
         let total: u64 = self.root_moves.iter().map(|r| r.nodes).sum();
         let best_nodes = self.root_moves.iter().find(|r| r.mv == result.best_move).map_or(0, |r| r.nodes);
-        let share = if total > 0 { best_nodes as f64 / total as f64 } else { 0.5 };
-        let node_factor = (1.6 - share).clamp(0.6, 1.5);
-        let scale = (stability_factor * score_factor * node_factor).clamp(0.4, 2.5);
-        let mut limit = soft.mul_f64(scale);
-        if let Some(hard) = self.limits.hard_time {
-            limit = limit.min(hard);
-        }
-        elapsed >= limit
+        let trend = IterationTrend {
+            depth: result.depth,
+            root_moves: self.root_moves.len(),
+            stability,
+            score: result.score,
+            previous_score,
+            best_move_share: if total > 0 { best_nodes as f64 / total as f64 } else { 0.5 },
+        };
+        soft_limit_reached(&self.limits, ctx.control, &trend)
     }
 
     /// A tablebase result at the root is shown as a large score unless the search proved a mate.

@@ -6,7 +6,8 @@
 //! Files by phase: `driver` (iterative deepening, aspiration windows, MultiPV, limits),
 //! `alphabeta` (the main PVS search with its pruning, reductions and extensions), `node` (what
 //! every node needs: counting, stopping, draws, the PV, reading table entries), `qsearch`,
-//! `picker` (staged move ordering), `history` (ordering statistics), `params` (every constant).
+//! `picker` (staged move ordering), `history` (ordering statistics), `params` (every constant),
+//! `time` (the time manager: allocation, the soft stop, the hard limit).
 
 mod alphabeta;
 mod correction;
@@ -19,6 +20,7 @@ pub mod picker;
 mod probcut;
 mod qsearch;
 pub mod score;
+pub mod time;
 mod variation;
 
 use crate::board::{Move, Piece};

@@ -73,20 +73,9 @@ impl Searcher {
     }
 
     fn check_limits(&mut self, ctx: &SharedState<'_>) {
-        if let Some(hard) = self.limits.hard_time {
-            if self.time_used(ctx).is_some_and(|used| used >= hard) {
-                ctx.control.stop.store(true, Ordering::Relaxed);
-            }
+        if super::time::hard_limit_reached(&self.limits, ctx.control) {
+            ctx.control.stop.store(true, Ordering::Relaxed);
         }
-    }
-
-    /// Time that counts against the limits, or `None` while pondering.
-    pub(super) fn time_used(&self, ctx: &SharedState<'_>) -> Option<std::time::Duration> {
-        if ctx.control.pondering.load(Ordering::Relaxed) {
-            return None;
-        }
-        let origin = std::time::Duration::from_millis(ctx.control.time_origin_ms.load(Ordering::Relaxed));
-        Some(self.limits.start.elapsed().saturating_sub(origin))
     }
 
     /// The static evaluation of `pos`, the board's current position.

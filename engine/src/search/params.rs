@@ -64,6 +64,20 @@ macro_rules! tunables {
 
 tunables! {
 
+    // Time management (`time.rs`): factors in percent.
+    TM_SOFT_PERCENT = 60, 40..=90, step 5;
+    TM_HARD_MULTIPLE = 3, 2..=5, step 1;
+    TM_INCREMENT_PERCENT = 75, 50..=100, step 5;
+    TM_STABILITY_0 = 180, 130..=230, step 10;
+    TM_STABILITY_1 = 135, 100..=170, step 10;
+    TM_STABILITY_2 = 110, 80..=140, step 5;
+    TM_STABILITY_3 = 95, 70..=120, step 5;
+    TM_STABILITY_4 = 85, 60..=110, step 5;
+    TM_STABILITY_5 = 75, 50..=100, step 5;
+    TM_SCORE_DROP = 30, 10..=80, step 5;
+    TM_SCORE_DROP_PERCENT = 125, 100..=160, step 5;
+    TM_NODE_SHARE_BASE = 160, 130..=190, step 5;
+
     // Aspiration windows.
     ASPIRATION_MIN_DEPTH = 5, 2..=8, step 1;
     ASPIRATION_DELTA = 15, 5..=40, step 3;

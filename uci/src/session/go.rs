@@ -6,8 +6,8 @@ use crate::output::{closing_info, format_info, InfoStyle, LastLines, RateGate, U
 use crate::wdl;
 use smp::engine::board::{Color, Move};
 use smp::engine::search::score::MAX_PLY;
+use smp::engine::search::time::{allocate, Clock};
 use smp::engine::search::{Limits, SearchResult};
-use smp::time::{allocate, Clock};
 use std::time::{Duration, Instant};
 
 impl Session {

@@ -1,8 +1,22 @@
-//! Time allocation: soft and hard limits for one move from the clock, increment, moves to go
-//! and the move overhead. The search scales the soft limit at each completed iteration by
-//! best-move stability, score trend and the best move's share of the nodes; the main thread
-//! checks the hard limit inside the search.
+//! The time manager: everything about when a search stops for time, in one place.
+//!
+//! - **Allocation** (`allocate`): soft and hard limits for one move from the clock, the
+//!   increment, `movestogo` and the move overhead. The front end calls it for `go`.
+//! - **The soft stop** (`soft_limit_reached`): after each completed iteration, the soft limit
+//!   scaled by best-move stability, the score trend and the best move's share of the nodes.
+//! - **The hard limit** (`hard_limit_reached`): checked by the searcher every 1024 nodes.
+//! - **Pondering is a pause**: no time counts while the search ponders; after `ponderhit` it
+//!   counts from the moment of the hit (`time_used`).
+//!
+//! Every factor is a tunable in `params` (percentages where the factor is a fraction).
 
+use super::params::{
+    TM_HARD_MULTIPLE, TM_INCREMENT_PERCENT, TM_NODE_SHARE_BASE, TM_SCORE_DROP, TM_SCORE_DROP_PERCENT,
+    TM_SOFT_PERCENT, TM_STABILITY_0, TM_STABILITY_1, TM_STABILITY_2, TM_STABILITY_3, TM_STABILITY_4,
+    TM_STABILITY_5,
+};
+use super::{Limits, SearchControl};
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 /// The clock situation of the side to move, as `go` gives it.
@@ -33,6 +47,15 @@ const INCREMENT_HORIZON: f64 = 16.0;
 const RICH_INCREMENT_SHARE: f64 = 0.01;
 /// Never plan to use more than this share of the remaining time on one move.
 const MAX_SHARE: f64 = 0.8;
+/// The soft limit is scaled by at least this and at most that, whatever the search looks like.
+const SCALE_RANGE: (f64, f64) = (0.4, 2.5);
+/// With one legal move, stop at this share of the soft limit or after this depth.
+const ONLY_MOVE_DIVISOR: u32 = 8;
+const ONLY_MOVE_DEPTH: i32 = 8;
+
+fn percent(value: i32) -> f64 {
+    f64::from(value) / 100.0
+}
 
 /// Limits for a move, or `None` when the clock sets none.
 pub fn allocate(clock: &Clock, move_overhead: Duration) -> Option<TimeLimits> {
@@ -48,14 +71,14 @@ pub fn allocate(clock: &Clock, move_overhead: Duration) -> Option<TimeLimits> {
         Some(n) => n.clamp(1, 50) as f64,
         None => horizon(usable, increment),
     };
-    let base = usable.div_f64(moves_to_go) + increment.mul_f64(0.75);
+    let base = usable.div_f64(moves_to_go) + increment.mul_f64(percent(TM_INCREMENT_PERCENT()));
     let max_share = if moves_to_go <= 1.0 { MAX_SHARE } else { MAX_SHARE.min(0.2 + 2.4 / moves_to_go) };
     let ceiling = usable.mul_f64(max_share);
     // The clock left at the end of a game is not all waste: spending it (the whole increment
     // in `base` and 0.7 of it as the soft limit) lost in games (notes/ideas-not-kept.md): less
     // time in hand leaves the hard limit less room in the positions that need it.
-    let soft = base.mul_f64(0.6).min(ceiling);
-    let hard = (base * 3).min(ceiling).max(soft);
+    let soft = base.mul_f64(percent(TM_SOFT_PERCENT())).min(ceiling);
+    let hard = (base * TM_HARD_MULTIPLE().max(1) as u32).min(ceiling).max(soft);
     Some(TimeLimits { soft, hard })
 }
 
@@ -65,6 +88,61 @@ fn horizon(usable: Duration, increment: Duration) -> f64 {
     let share = increment.as_secs_f64() / usable.as_secs_f64().max(1e-3);
     let weight = (share / RICH_INCREMENT_SHARE).min(1.0);
     SUDDEN_DEATH_HORIZON - (SUDDEN_DEATH_HORIZON - INCREMENT_HORIZON) * weight
+}
+
+/// Time that counts against the limits, or `None` while pondering.
+pub(super) fn time_used(limits: &Limits, control: &SearchControl) -> Option<Duration> {
+    if control.pondering.load(Ordering::Relaxed) {
+        return None;
+    }
+    let origin = Duration::from_millis(control.time_origin_ms.load(Ordering::Relaxed));
+    Some(limits.start.elapsed().saturating_sub(origin))
+}
+
+/// Whether the hard limit has passed.
+pub(super) fn hard_limit_reached(limits: &Limits, control: &SearchControl) -> bool {
+    limits.hard_time.is_some_and(|hard| time_used(limits, control).is_some_and(|used| used >= hard))
+}
+
+/// What a completed iteration tells the time manager.
+pub(super) struct IterationTrend {
+    pub depth: i32,
+    pub root_moves: usize,
+    /// Consecutive iterations with the same best move.
+    pub stability: i32,
+    pub score: i32,
+    pub previous_score: i32,
+    /// The best move's share of the root's nodes.
+    pub best_move_share: f64,
+}
+
+/// Whether not to start another iteration, for time.
+pub(super) fn soft_limit_reached(limits: &Limits, control: &SearchControl, trend: &IterationTrend) -> bool {
+    let Some(soft) = limits.soft_time else { return false };
+    let Some(elapsed) = time_used(limits, control) else { return false };
+    // A fixed time per move (`go movetime`) is used in full; the hard limit ends it.
+    if Some(soft) == limits.hard_time && trend.root_moves > 1 {
+        return false;
+    }
+    if trend.root_moves == 1 {
+        return elapsed >= soft / ONLY_MOVE_DIVISOR || trend.depth >= ONLY_MOVE_DEPTH;
+    }
+    // Spend less time when the best move is stable and takes most of the effort, more when
+    // it keeps changing or the score drops. Only the main thread's changes count: also
+    // lengthening the limit for each helper's recent best-move changes, as Stockfish sums
+    // its threads' changes, lost in games (notes/ideas-not-kept.md).
+    let stability =
+        [TM_STABILITY_0, TM_STABILITY_1, TM_STABILITY_2, TM_STABILITY_3, TM_STABILITY_4, TM_STABILITY_5];
+    let stability_factor = percent(stability[trend.stability.clamp(0, 5) as usize]());
+    let dropped = trend.score < trend.previous_score - TM_SCORE_DROP();
+    let score_factor = if dropped { percent(TM_SCORE_DROP_PERCENT()) } else { 1.0 };
+    let node_factor = (percent(TM_NODE_SHARE_BASE()) - trend.best_move_share).clamp(0.6, 1.5);
+    let scale = (stability_factor * score_factor * node_factor).clamp(SCALE_RANGE.0, SCALE_RANGE.1);
+    let mut limit = soft.mul_f64(scale);
+    if let Some(hard) = limits.hard_time {
+        limit = limit.min(hard);
+    }
+    elapsed >= limit
 }
 
 #[cfg(test)]
