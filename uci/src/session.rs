@@ -38,23 +38,14 @@ pub struct Session {
     /// Centipawns a draw is worth less than equality to the engine (`Contempt`).
     contempt: i32,
     debug: bool,
-    /// `Hash`/`Threads` set while searching apply when the search has ended.
-    pending_hash: Option<usize>,
-    pending_threads: Option<usize>,
+    /// Option changes made during a search, applied when it has ended.
+    pending: Pending,
     /// `Hash File`: where `Save Hash` writes the table and `Load Hash` reads it.
     hash_file: String,
     /// `Never Clear Hash`: `ucinewgame` keeps the table.
     never_clear_hash: bool,
-    /// `Save Hash`/`Load Hash` pressed during a search, in order: done when it has ended.
-    pending_hash_io: Vec<HashIo>,
     /// Tablebase options; the tables themselves live in the pool.
     syzygy: SyzygyOptions,
-    /// Tablebase settings or helper policy changed during a search: applied after it.
-    pending_syzygy: bool,
-    pending_policy: Option<HelperPolicy>,
-    /// An `EvalFile` change (a network, or `None` for the hand-crafted evaluation) that waits
-    /// for the search to end.
-    pending_network: Option<Option<Arc<Network>>>,
     /// When the current search started (for `ponderhit`).
     search_start: Instant,
     /// The current search is a ponder search that has not had its `ponderhit` or `stop`.
@@ -68,6 +59,21 @@ pub struct Session {
     /// Text the current command ignored: told in its first `info string`, or alone before its
     /// first other output, so every command gets at most one `info string`.
     note: Option<String>,
+}
+
+/// Option changes that wait for the current search to end (`apply_pending_if_idle` applies
+/// them in the order of the fields).
+#[derive(Default)]
+struct Pending {
+    policy: Option<HelperPolicy>,
+    /// Tablebase settings changed.
+    syzygy: bool,
+    threads: Option<usize>,
+    hash: Option<usize>,
+    /// A network, or `None` for the hand-crafted evaluation (`EvalFile`).
+    network: Option<Option<Arc<Network>>>,
+    /// `Save Hash`/`Load Hash`, in the order pressed.
+    hash_io: Vec<HashIo>,
 }
 
 /// A table file operation, with the path it was asked for.
@@ -97,15 +103,10 @@ impl Session {
             move_overhead: Duration::from_millis(10),
             contempt: 0,
             debug: false,
-            pending_hash: None,
-            pending_threads: None,
+            pending: Pending::default(),
             hash_file: String::new(),
             never_clear_hash: false,
-            pending_hash_io: Vec::new(),
             syzygy: SyzygyOptions::default(),
-            pending_syzygy: false,
-            pending_policy: None,
-            pending_network: None,
             search_start: Instant::now(),
             pondering: false,
             infinite: false,

@@ -36,14 +36,14 @@ impl Session {
             }
         };
         let when = if self.is_searching() { "from the next search on" } else { "from now on" };
-        self.pending_network = Some(network);
+        self.pending.network = Some(network);
         self.apply_pending_if_idle();
         self.info(&format!("EvalFile: searches use {what} {when}"));
     }
 
     /// Make a loaded `EvalFile` choice the active one (between searches only).
     pub(super) fn apply_pending_network(&mut self) {
-        if let Some(network) = self.pending_network.take() {
+        if let Some(network) = self.pending.network.take() {
             let same = match (&network, nnue::active()) {
                 (Some(new), Some(old)) => Arc::ptr_eq(new, &old),
                 (new, old) => new.is_none() && old.is_none(),

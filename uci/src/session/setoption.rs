@@ -19,11 +19,11 @@ impl Session {
         };
         match (name, value) {
             ("Hash", OptionValue::Spin(mb)) => {
-                self.pending_hash = Some(mb as usize);
+                self.pending.hash = Some(mb as usize);
                 self.apply_pending_if_idle();
             }
             ("Threads", OptionValue::Spin(n)) => {
-                self.pending_threads = Some(n as usize);
+                self.pending.threads = Some(n as usize);
                 self.apply_pending_if_idle();
             }
             ("MultiPV", OptionValue::Spin(n)) => self.multipv = n as usize,
@@ -47,7 +47,7 @@ impl Session {
                     return;
                 }
                 let path = self.hash_file.clone();
-                self.pending_hash_io.push(if name == "Save Hash" {
+                self.pending.hash_io.push(if name == "Save Hash" {
                     HashIo::Save(path)
                 } else {
                     HashIo::Load(path)
@@ -57,27 +57,27 @@ impl Session {
             ("SyzygyPath", OptionValue::String(path)) => {
                 self.syzygy.path = path;
                 self.syzygy.tables = None;
-                self.pending_syzygy = true;
+                self.pending.syzygy = true;
                 self.apply_pending_if_idle();
             }
             ("SyzygyProbeDepth", OptionValue::Spin(d)) => {
                 self.syzygy.probe_depth = d as i32;
-                self.pending_syzygy = true;
+                self.pending.syzygy = true;
                 self.apply_pending_if_idle();
             }
             ("SyzygyProbeLimit", OptionValue::Spin(n)) => {
                 self.syzygy.probe_limit = n as usize;
-                self.pending_syzygy = true;
+                self.pending.syzygy = true;
                 self.apply_pending_if_idle();
             }
             ("Syzygy50MoveRule", OptionValue::Check(on)) => {
                 self.syzygy.rule50 = on;
-                self.pending_syzygy = true;
+                self.pending.syzygy = true;
                 self.apply_pending_if_idle();
             }
             ("SMP Helpers", OptionValue::String(policy)) => match policy.parse() {
                 Ok(policy) => {
-                    self.pending_policy = Some(policy);
+                    self.pending.policy = Some(policy);
                     self.apply_pending_if_idle();
                 }
                 Err(e) => self.info(&e),
@@ -138,24 +138,24 @@ impl Session {
         if self.is_searching() {
             return;
         }
-        if let Some(policy) = self.pending_policy.take() {
+        if let Some(policy) = self.pending.policy.take() {
             self.pool.set_policy(policy);
         }
-        if std::mem::take(&mut self.pending_syzygy) {
+        if std::mem::take(&mut self.pending.syzygy) {
             self.apply_syzygy();
         }
-        if let Some(threads) = self.pending_threads.take() {
+        if let Some(threads) = self.pending.threads.take() {
             if let Err(e) = self.pool.set_threads(threads) {
                 self.info(&e);
             }
         }
-        if let Some(mb) = self.pending_hash.take() {
+        if let Some(mb) = self.pending.hash.take() {
             if let Err(e) = self.pool.set_hash(mb) {
                 self.info(&e);
             }
         }
         self.apply_pending_network();
-        for io in std::mem::take(&mut self.pending_hash_io) {
+        for io in std::mem::take(&mut self.pending.hash_io) {
             let done = match &io {
                 HashIo::Save(path) => self.pool.save_hash(Path::new(path)),
                 HashIo::Load(path) => self.pool.load_hash(Path::new(path)),
