@@ -35,7 +35,9 @@ in position 18 of the 24, `8/8/8/5N2/8/p7/8/2NK3k w`). Example:
 """
 
 import argparse
+import csv
 import math
+import os
 import random
 import re
 import statistics
@@ -127,6 +129,30 @@ def geometric_mean_ci(ratios: list[float]) -> tuple[float, float, float]:
     return math.exp(mean), math.exp(mean - half), math.exp(mean + half)
 
 
+CSV_COLUMNS = ("threads", "nps", "nps_speedup", "ttd_speedup_median", "node_overhead", "ttd_total_ms",
+               "ttd_speedup_geomean", "ttd_ci95_low", "ttd_ci95_high")
+
+
+def csv_row(threads: int, m: "Measurement", base: "Measurement") -> tuple:
+    """One row of `--csv-dir`, relative to `base` (the first thread count) as `lazuli scaling`
+    computes it; the NPS is the speed pass's, or the time-to-depth searches' without it."""
+    nps, base_nps = (m.nps, base.nps) if base.nps else (m.depth_nps, base.depth_nps)
+    speedups = [b / max(t, 1e-9) for b, t in zip(base.times, m.times)]
+    geomean, low, high = geometric_mean_ci(speedups)
+    return (threads, round(nps), round(nps / base_nps, 3) if base_nps else 0.0,
+            round(statistics.median(speedups), 3),
+            round(m.depth_nodes / base.depth_nodes, 3) if base.depth_nodes else 0.0,
+            round(sum(m.times) * 1000), round(geomean, 3), round(low, 3), round(high, 3))
+
+
+def write_csv(path: str, rows: list[tuple]) -> None:
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(CSV_COLUMNS)
+        writer.writerows(rows)
+
+
 @dataclass
 class Measurement:
     """What `measure` found for one engine at one thread count."""
@@ -136,6 +162,8 @@ class Measurement:
     depth_nps: float
     # Time to depth of every position (mean of its runs).
     times: list[float]
+    # Nodes of the time-to-depth searches that reached their depth (their last `info`).
+    depth_nodes: int
     # How many positions hit the time cap.
     capped: int
     # The move each position's first time-to-depth search played.
@@ -182,7 +210,7 @@ def measure(cmd: str | list[str], threads: int, fens: list[str], depth: int, mov
             print(f"  {threads} thread(s), position {number}/{len(fens)}: {times[-1]:.3f} s  {fen}{capped}",
                   file=sys.stderr, flush=True)
         depth_nps = depth_nodes / depth_spent if depth_spent > 0 else 0.0
-        return Measurement(nps, depth_nps, times, capped_positions, moves)
+        return Measurement(nps, depth_nps, times, depth_nodes, capped_positions, moves)
     finally:
         engine.quit()
 
@@ -215,6 +243,8 @@ def main() -> int:
     parser.add_argument("--plies", default="16-120", help="with --pgn: the ply range to sample (default 16-120)")
     parser.add_argument("--every", type=int, default=5, help="with --pgn: every Nth ply (default 5)")
     parser.add_argument("--seed", type=int, default=1, help="with --pgn: the sampling seed (default 1)")
+    parser.add_argument("--csv-dir", help="also write <DIR>/<engine>.csv in the columns of `lazuli scaling --csv` "
+                        "(scripts/plot_scaling.py draws them)")
     parser.add_argument("--judge", help="a reference engine to score the moves played at the depth")
     parser.add_argument("--judge-depth", type=int, default=20)
     args = parser.parse_args()
@@ -264,6 +294,7 @@ def main() -> int:
     played: dict[tuple[str, int], list[chess.Move | None]] = {}
     for name, cmd, depth, extra in engines:
         base = None
+        rows = []
         for threads in thread_counts:
             print(f"measuring {name} with {threads} thread(s)...", file=sys.stderr)
             m = measure(cmd, threads, fens, depth, args.movetime, args.hash, extra, args.repeat, args.time_cap)
@@ -273,6 +304,7 @@ def main() -> int:
             geomean, low, high = geometric_mean_ci(speedups)
             nps_ratio = m.nps / base.nps if base.nps else 0.0
             depth_ratio = m.depth_nps / base.depth_nps if base.depth_nps else 0.0
+            rows.append(csv_row(threads, m, base))
             print(
                 f"{name:10} {threads:>7} {m.nps:>12.0f} {nps_ratio:>7.2f} {depth:>5} "
                 f"{statistics.median(m.times):>9.3f} {statistics.median(speedups):>9.2f}  "
@@ -283,6 +315,8 @@ def main() -> int:
                 # Their times are the cap, not a time to depth: the speedups above include them.
                 print(f"  {name} at {threads} thread(s): {m.capped} position(s) stopped at --time-cap "
                       f"{args.time_cap:g} s without reaching depth {depth}; consider --skip", flush=True)
+        if args.csv_dir:
+            write_csv(os.path.join(args.csv_dir, f"{name}.csv"), rows)
     if args.judge:
         scores = judge_positions(args.judge, fens, list(played.values()), args.judge_depth)
         print(f"moves played at the depth, scored by {args.judge} at depth {args.judge_depth} (centipawns for "

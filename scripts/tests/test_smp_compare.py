@@ -19,6 +19,28 @@ FAKE = [sys.executable, os.path.join(HERE, "fake_engine.py")]
 START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 
 
+class CsvTest(unittest.TestCase):
+    def test_rows_are_relative_to_the_first_thread_count_and_plot_scaling_reads_them(self):
+        base = smp_compare.Measurement(1000.0, 900.0, [1.0, 2.0, 4.0], 5000, 0)
+        four = smp_compare.Measurement(3800.0, 3500.0, [0.5, 0.5, 4.0], 8000, 0)
+        rows = [smp_compare.csv_row(1, base, base), smp_compare.csv_row(4, four, base)]
+        self.assertEqual(rows[1][:6], (4, 3800, 3.8, 2.0, 1.6, 5000))
+        self.assertAlmostEqual(rows[1][6], 2.0, places=3)  # speedups 2, 4 and 1
+        with tempfile.TemporaryDirectory() as folder:
+            path = os.path.join(folder, "sub", "engine.csv")
+            smp_compare.write_csv(path, rows)
+            import plot_scaling
+
+            read = plot_scaling.read_csv(path, "engine").rows
+        self.assertEqual([row.threads for row in read], [1, 4])
+        self.assertEqual(read[0].ttd_geomean, (1.0, 1.0, 1.0))
+
+    def test_without_a_speed_pass_the_nps_is_the_time_to_depth_searches(self):
+        base = smp_compare.Measurement(0.0, 900.0, [1.0], 10, 0)
+        two = smp_compare.Measurement(0.0, 1800.0, [0.8], 12, 0)
+        self.assertEqual(smp_compare.csv_row(2, two, base)[:3], (2, 1800, 2.0))
+
+
 class ChoosePositionsTest(unittest.TestCase):
     def test_spread_leaves_out_the_skipped_numbers(self):
         fens = [f"fen {n}" for n in range(1, 47)]
