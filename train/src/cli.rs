@@ -33,6 +33,8 @@ DIR/epoch-N.lznn (the quantised network), and at the end DIR/final.lznn.
   --weight-decay D     AdamW weight decay (default 0.01)
   --min-ply N          viriformat: drop positions fewer than N plies into the game (default 16)
   --max-score S        drop positions with |score| >= S centipawns, mates (default 10000)
+  --mirror on|off      train on each position in a random one of its two file orientations
+                       each epoch (default off)
   --threads N          worker threads (default: all cores)
   --seed N             seed of the initial weights and the shuffles (default 1)
   --resume CHECKPOINT  continue a run from a checkpoint (up to --epochs in all)
@@ -58,6 +60,7 @@ pub struct TrainArgs {
     pub filter: Filter,
     pub threads: usize,
     pub seed: u64,
+    pub mirror: bool,
     pub resume: Option<PathBuf>,
 }
 
@@ -116,6 +119,7 @@ fn parse_train(args: &[String]) -> Result<TrainArgs, String> {
         filter: Filter::default(),
         threads: 0,
         seed: 1,
+        mirror: false,
         resume: None,
     };
     let (mut cosine, mut every, mut gamma, mut floor) = (false, 4u32, 0.3f32, 0.01f32);
@@ -161,6 +165,13 @@ fn parse_train(args: &[String]) -> Result<TrainArgs, String> {
             "--max-score" => t.filter.max_score = count(1)?.min(i32::MAX as u64) as i32,
             "--threads" => t.threads = count(0)?.min(1024) as usize,
             "--seed" => t.seed = count(0)?,
+            "--mirror" => {
+                t.mirror = match value.as_str() {
+                    "on" => true,
+                    "off" => false,
+                    _ => return Err(bad()),
+                }
+            }
             "--resume" => t.resume = Some(value.into()),
             _ => return Err(format!("unknown option {flag}")),
         }
@@ -190,13 +201,14 @@ mod tests {
     fn parses_training_options() {
         let Command::Train(t) = parse(&args(
             "train --data a.txt --data b.vf --out-dir nets --hidden 128 --epochs 3 --wdl 0.5 \
-             --schedule cosine --lr-floor 0.1 --threads 2 --format text",
+             --schedule cosine --lr-floor 0.1 --threads 2 --format text --mirror on",
         ))
         .unwrap() else {
             panic!("not train")
         };
         assert_eq!(t.data.len(), 2);
         assert_eq!((t.hidden, t.epochs, t.threads, t.format), (Some(128), 3, 2, Format::Text));
+        assert!(t.mirror);
         assert_eq!(t.objective.wdl, 0.5);
         assert_eq!(t.schedule, Schedule::Cosine { floor: 0.1 });
     }

@@ -76,7 +76,7 @@ fn train(t: &TrainArgs) -> Result<(), String> {
     );
     std::fs::create_dir_all(&t.out_dir).map_err(|e| format!("{}: {e}", t.out_dir.display()))?;
     println!(
-        "hidden {}, epochs {}, batch {}, lr {} ({:?}), wdl {}, power {}, weight decay {}, {} threads",
+        "hidden {}, epochs {}, batch {}, lr {} ({:?}), wdl {}, power {}, weight decay {}, mirror {}, {} threads",
         state.net.hidden,
         t.epochs,
         t.batch,
@@ -85,10 +85,17 @@ fn train(t: &TrainArgs) -> Result<(), String> {
         t.objective.wdl,
         t.objective.power,
         t.weight_decay,
+        if t.mirror { "on" } else { "off" },
         rayon::current_num_threads()
     );
-    let settings =
-        Settings { epochs: t.epochs, batch: t.batch, lr: t.lr, schedule: t.schedule, objective: t.objective };
+    let settings = Settings {
+        epochs: t.epochs,
+        batch: t.batch,
+        lr: t.lr,
+        schedule: t.schedule,
+        objective: t.objective,
+        mirror: t.mirror,
+    };
     let first_epoch = state.epoch;
     let mut trainer = Trainer::new(state);
     let run_clock = Instant::now();

@@ -15,7 +15,12 @@ pub struct Settings {
     pub lr: f32,
     pub schedule: Schedule,
     pub objective: Objective,
+    /// Each epoch, every position is trained on in a random one of its two file orientations.
+    pub mirror: bool,
 }
+
+/// The top bit of an index in the shuffled order: train on the mirrored position.
+const MIRRORED: u32 = 1 << 31;
 
 /// Everything a run carries from one epoch to the next (what a checkpoint stores).
 #[derive(Clone, Debug, PartialEq)]
@@ -83,10 +88,11 @@ impl Trainer {
                 worker.grads.clear();
                 let mut sum = 0.0f64;
                 for &i in indices {
-                    let entry = &data[i as usize];
+                    let entry = data[(i & !MIRRORED) as usize];
+                    let entry = if i & MIRRORED != 0 { entry.mirrored() } else { entry };
                     let l = network::backward(
                         net,
-                        entry,
+                        &entry,
                         objective,
                         weight,
                         &mut worker.scratch,
@@ -136,7 +142,10 @@ impl Trainer {
         if train.is_empty() {
             return Err("no training positions".into());
         }
-        let count = u32::try_from(train.len()).map_err(|_| "more than 2^32 training positions")?;
+        let count = u32::try_from(train.len())
+            .ok()
+            .filter(|&n| n < MIRRORED)
+            .ok_or("more than 2^31 training positions")?;
         let mut order: Vec<u32> = Vec::with_capacity(train.len());
         let batches = train.len().div_ceil(settings.batch);
         while self.state.epoch < settings.epochs {
@@ -145,6 +154,14 @@ impl Trainer {
             order.clear();
             order.extend(0..count);
             self.state.rng.shuffle(&mut order);
+            if settings.mirror {
+                for chunk in order.chunks_mut(64) {
+                    let bits = self.state.rng.next_u64();
+                    for (n, i) in chunk.iter_mut().enumerate() {
+                        *i |= ((bits >> n) as u32 & 1) << 31;
+                    }
+                }
+            }
             let mut sum = 0.0;
             let mut lr = settings.lr;
             for (b, batch) in order.chunks(settings.batch).enumerate() {
@@ -184,6 +201,7 @@ mod tests {
             lr: 0.01,
             schedule: Schedule::Cosine { floor: 0.1 },
             objective: Objective::default(),
+            mirror: false,
         };
         let mut unbroken = Trainer::new(State::new(8, 0.01, 4));
         let mut valid_losses = Vec::new();
@@ -219,6 +237,21 @@ mod tests {
     }
 
     #[test]
+    fn a_mirrored_index_trains_on_the_mirrored_position() {
+        let data = material_data(2, 3);
+        let settings = Objective::default();
+        let mut marked = Trainer::new(State::new(4, 0.01, 7));
+        marked.step(&data, &[MIRRORED, 1], &settings, 0.01);
+        let flipped = [data[0].mirrored(), data[1]];
+        let mut plain = Trainer::new(State::new(4, 0.01, 7));
+        plain.step(&flipped, &[0, 1], &settings, 0.01);
+        assert!(marked.state == plain.state);
+        let mut unmarked = Trainer::new(State::new(4, 0.01, 7));
+        unmarked.step(&data, &[0, 1], &settings, 0.01);
+        assert!(unmarked.state != plain.state, "the mirrored position must train differently");
+    }
+
+    #[test]
     fn an_error_after_an_epoch_stops_the_run() {
         let data = material_data(300, 1);
         let settings = Settings {
@@ -227,6 +260,7 @@ mod tests {
             lr: 0.001,
             schedule: Schedule::Step { every: 1, gamma: 0.5 },
             objective: Objective::default(),
+            mirror: false,
         };
         let mut trainer = Trainer::new(State::new(4, 0.0, 1));
         let err = trainer.run(&data, &[], &settings, &mut |r, _| {

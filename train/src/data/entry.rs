@@ -29,20 +29,26 @@ impl Entry {
             occupancy |= 1 << p.square;
             by_square[p.square as usize] = (p.colour.index() as u8) << 3 | p.kind.index() as u8;
         }
-        let mut packed = [0u8; 16];
-        let mut bits = occupancy;
-        let mut i = 0;
-        while bits != 0 {
-            let sq = bits.trailing_zeros() as usize;
-            packed[i / 2] |= by_square[sq] << (4 * (i % 2));
-            bits &= bits - 1;
-            i += 1;
-        }
+        let packed = pack(occupancy, &by_square);
         let (score, result) = match stm {
             Colour::White => (score_white, result_white),
             Colour::Black => (score_white.saturating_neg(), 2 - result_white),
         };
         Entry { occupancy, pieces: packed, score, result, stm: stm.index() as u8 }
+    }
+
+    /// The same position with the files reversed (a↔h). The 768 inputs carry no castling
+    /// rights, so for the network the two are the same position with the same value: training
+    /// on either doubles what a position teaches without new games.
+    pub fn mirrored(&self) -> Entry {
+        let mut by_square = [0u8; 64];
+        let mut occupancy = 0u64;
+        for p in self.pieces() {
+            let square = p.square ^ 7;
+            occupancy |= 1 << square;
+            by_square[square as usize] = (p.colour.index() as u8) << 3 | p.kind.index() as u8;
+        }
+        Entry { occupancy, pieces: pack(occupancy, &by_square), ..*self }
     }
 
     pub fn side_to_move(&self) -> Colour {
@@ -96,6 +102,19 @@ impl Entry {
     }
 }
 
+/// The piece codes of the occupied squares, in square order, two to a byte.
+fn pack(occupancy: u64, by_square: &[u8; 64]) -> [u8; 16] {
+    let mut packed = [0u8; 16];
+    let mut bits = occupancy;
+    let mut i = 0;
+    while bits != 0 {
+        packed[i / 2] |= by_square[bits.trailing_zeros() as usize] << (4 * (i % 2));
+        bits &= bits - 1;
+        i += 1;
+    }
+    packed
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -117,5 +136,16 @@ mod tests {
         assert_eq!(back, want);
         let (mut us, mut them) = ([0; 32], [0; 32]);
         assert_eq!(entry.features(&mut us, &mut them), pieces.len());
+    }
+
+    #[test]
+    fn mirroring_reverses_the_files_and_keeps_the_rest() {
+        let fen = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R b KQkq - 0 1";
+        let mirror = "r2k3r/1bpqpp1p/1pnp2nb/3NP3/3P2p1/p1Q2N2/PPPBBPPP/R2K3R b - - 0 1";
+        let (pieces, stm) = parse_fen(fen).unwrap();
+        let (mirror_pieces, _) = parse_fen(mirror).unwrap();
+        let entry = Entry::new(&pieces, stm, 120, 2);
+        assert_eq!(entry.mirrored(), Entry::new(&mirror_pieces, stm, 120, 2));
+        assert_eq!(entry.mirrored().mirrored(), entry);
     }
 }

@@ -188,6 +188,7 @@ fn a_tiny_network_learns_material() {
         lr: 0.01,
         schedule: Schedule::Step { every: 15, gamma: 0.3 },
         objective: Objective { wdl: 0.0, power: 2.0, k: 400.0 },
+        mirror: true,
     };
     let mut trainer = Trainer::new(State::new(16, 0.01, 5));
     let start = trainer.mean_loss(&data, &settings.objective);

@@ -147,6 +147,7 @@ fn quantised_output_follows_the_float_network() {
         lr: 0.005,
         schedule: Schedule::Step { every: 10, gamma: 0.3 },
         objective: Objective { wdl: 0.0, power: 2.0, k: 400.0 },
+        mirror: false,
     };
     let mut trainer = Trainer::new(State::new(256, 0.01, 3));
     trainer.run(&data, &[], &settings, &mut |_, _| Ok(())).unwrap();
