@@ -30,6 +30,9 @@ DIR/epoch-N.lznn (the quantised network), and at the end DIR/final.lznn.
   --lr-floor F         cosine schedule: end at F x the starting rate (default 0.01)
   --wdl L              weight of the game result in the target, 0 to 1 (default 0.25)
   --power P            error exponent, 1 to 4: 2 is mean squared error (default 2)
+  --eval-scale K       centipawns per unit of the sigmoid that turns scores and the network's
+                       output into win probabilities, 20 to 2000, or auto: the K at which the
+                       training scores best predict their results (default auto)
   --weight-decay D     AdamW weight decay (default 0.01)
   --min-ply N          viriformat: drop positions fewer than N plies into the game (default 16)
   --max-score S        drop positions with |score| >= S centipawns, mates (default 10000)
@@ -61,6 +64,8 @@ pub struct TrainArgs {
     pub threads: usize,
     pub seed: u64,
     pub mirror: bool,
+    /// `--eval-scale auto`: fit the objective's K to the training data.
+    pub fit_eval_scale: bool,
     pub resume: Option<PathBuf>,
 }
 
@@ -120,6 +125,7 @@ fn parse_train(args: &[String]) -> Result<TrainArgs, String> {
         threads: 0,
         seed: 1,
         mirror: false,
+        fit_eval_scale: true,
         resume: None,
     };
     let (mut cosine, mut every, mut gamma, mut floor) = (false, 4u32, 0.3f32, 0.01f32);
@@ -160,6 +166,11 @@ fn parse_train(args: &[String]) -> Result<TrainArgs, String> {
             "--lr-floor" => floor = number(0.0, 1.0)? as f32,
             "--wdl" => t.objective.wdl = number(0.0, 1.0)? as f32,
             "--power" => t.objective.power = number(1.0, 4.0)? as f32,
+            "--eval-scale" if value == "auto" => t.fit_eval_scale = true,
+            "--eval-scale" => {
+                t.objective.k = number(20.0, 2000.0)? as f32;
+                t.fit_eval_scale = false;
+            }
             "--weight-decay" => t.weight_decay = number(0.0, 1.0)? as f32,
             "--min-ply" => t.filter.min_ply = u32::try_from(count(0)?).map_err(|_| bad())?,
             "--max-score" => t.filter.max_score = count(1)?.min(i32::MAX as u64) as i32,
@@ -209,8 +220,22 @@ mod tests {
         assert_eq!(t.data.len(), 2);
         assert_eq!((t.hidden, t.epochs, t.threads, t.format), (Some(128), 3, 2, Format::Text));
         assert!(t.mirror);
+        assert!(t.fit_eval_scale);
         assert_eq!(t.objective.wdl, 0.5);
         assert_eq!(t.schedule, Schedule::Cosine { floor: 0.1 });
+    }
+
+    #[test]
+    fn the_eval_scale_is_a_number_or_fitted_to_the_data() {
+        let train = |extra: &str| match parse(&args(&format!("train --data a --out-dir x {extra}"))) {
+            Ok(Command::Train(t)) => t,
+            other => panic!("{other:?}"),
+        };
+        assert!(train("").fit_eval_scale);
+        let fixed = train("--eval-scale 160");
+        assert_eq!((fixed.objective.k, fixed.fit_eval_scale), (160.0, false));
+        assert!(train("--eval-scale 160 --eval-scale auto").fit_eval_scale);
+        assert!(!train("--eval-scale auto --eval-scale 160").fit_eval_scale);
     }
 
     #[test]
@@ -225,6 +250,9 @@ mod tests {
             "train --data a --out-dir x --epochs",
             "train --data a --out-dir x --bogus 1",
             "train --data a --out-dir x --schedule linear",
+            "train --data a --out-dir x --mirror yes",
+            "train --data a --out-dir x --eval-scale 10",
+            "train --data a --out-dir x --eval-scale fitted",
             "info",
             "quantise a",
             "eval net",

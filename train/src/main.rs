@@ -7,7 +7,7 @@ use std::time::Instant;
 use train::chess::parse_fen;
 use train::cli::{self, Command, TrainArgs, USAGE};
 use train::data::{self, Entry};
-use train::network::Network;
+use train::network::{self, Network};
 use train::nnue::{self, QuantisedNetwork};
 use train::trainer::{EpochReport, Settings, State, Trainer};
 use train::{checkpoint, Colour};
@@ -75,6 +75,12 @@ fn train(t: &TrainArgs) -> Result<(), String> {
         started.elapsed().as_secs_f64()
     );
     std::fs::create_dir_all(&t.out_dir).map_err(|e| format!("{}: {e}", t.out_dir.display()))?;
+    let fitted = network::fitted_eval_scale(&data.train);
+    let mut objective = t.objective;
+    if t.fit_eval_scale {
+        objective.k = fitted;
+    }
+    println!("eval scale {:.1} (the training scores' results fit {fitted:.1})", objective.k);
     println!(
         "hidden {}, epochs {}, batch {}, lr {} ({:?}), wdl {}, power {}, weight decay {}, mirror {}, {} threads",
         state.net.hidden,
@@ -93,7 +99,7 @@ fn train(t: &TrainArgs) -> Result<(), String> {
         batch: t.batch,
         lr: t.lr,
         schedule: t.schedule,
-        objective: t.objective,
+        objective,
         mirror: t.mirror,
     };
     let first_epoch = state.epoch;

@@ -100,6 +100,31 @@ impl Objective {
     }
 }
 
+/// The eval scale K (centipawns) at which the scores' win probability, sigmoid(score / K), best
+/// predicts the game results (least squares over at most 2^20 evenly spread positions). With
+/// this K the score and the result in a blended target agree on average, so the network's
+/// centipawns stay on the scale of the scores it learned from.
+pub fn fitted_eval_scale(data: &[Entry]) -> f32 {
+    let step = data.len().div_ceil(1 << 20).max(1);
+    let sample: Vec<&Entry> = data.iter().step_by(step).collect();
+    let error = |k: f32| -> f64 {
+        sample.iter().map(|e| f64::from(sigmoid(f32::from(e.score()) / k) - e.result()).powi(2)).sum::<f64>()
+    };
+    // Golden-section search on [20, 2000]: the error is unimodal in K.
+    let ratio = (5f32.sqrt() - 1.0) / 2.0;
+    let (mut low, mut high) = (20.0f32, 2000.0f32);
+    while high - low > 0.5 {
+        let a = high - ratio * (high - low);
+        let b = low + ratio * (high - low);
+        if error(a) < error(b) {
+            high = b;
+        } else {
+            low = a;
+        }
+    }
+    (low + high) / 2.0
+}
+
 pub fn sigmoid(x: f32) -> f32 {
     1.0 / (1.0 + (-x).exp())
 }

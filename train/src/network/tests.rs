@@ -203,3 +203,18 @@ fn a_tiny_network_learns_material() {
     assert_eq!(losses.len(), 20);
     assert!(end < start * 0.1, "loss {start} -> {end}");
 }
+
+#[test]
+fn the_fitted_eval_scale_is_the_one_the_results_were_drawn_with() {
+    // For each score, wins and losses in the proportion sigmoid(score / 150).
+    let mut scored = Vec::new();
+    for score in (-600..=600).step_by(20) {
+        let wins = (100.0 * sigmoid(score as f32 / 150.0)).round() as usize;
+        scored.extend((0..100).map(|n| (score as i16, if n < wins { 2 } else { 0 })));
+    }
+    let (pieces, stm) = &positions()[0];
+    let data: Vec<Entry> =
+        scored.iter().map(|&(score, result)| Entry::new(pieces, *stm, score, result)).collect();
+    let fitted = fitted_eval_scale(&data);
+    assert!((fitted - 150.0).abs() < 3.0, "fitted {fitted}");
+}
