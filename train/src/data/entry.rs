@@ -23,13 +23,7 @@ impl Entry {
     /// `chess::check_pieces`; the caller checks, since a bad position is a data error there.
     pub fn new(pieces: &[Piece], stm: Colour, score_white: i16, result_white: u8) -> Entry {
         debug_assert!(pieces.len() <= MAX_PIECES && result_white <= 2);
-        let mut by_square = [0u8; 64];
-        let mut occupancy = 0u64;
-        for p in pieces {
-            occupancy |= 1 << p.square;
-            by_square[p.square as usize] = (p.colour.index() as u8) << 3 | p.kind.index() as u8;
-        }
-        let packed = pack(occupancy, &by_square);
+        let (occupancy, packed) = pack(pieces.iter().copied());
         let (score, result) = match stm {
             Colour::White => (score_white, result_white),
             Colour::Black => (score_white.saturating_neg(), 2 - result_white),
@@ -41,14 +35,8 @@ impl Entry {
     /// rights, so for the network the two are the same position with the same value: training
     /// on either doubles what a position teaches without new games.
     pub fn mirrored(&self) -> Entry {
-        let mut by_square = [0u8; 64];
-        let mut occupancy = 0u64;
-        for p in self.pieces() {
-            let square = p.square ^ 7;
-            occupancy |= 1 << square;
-            by_square[square as usize] = (p.colour.index() as u8) << 3 | p.kind.index() as u8;
-        }
-        Entry { occupancy, pieces: pack(occupancy, &by_square), ..*self }
+        let (occupancy, pieces) = pack(self.pieces().map(|p| Piece { square: p.square ^ 7, ..p }));
+        Entry { occupancy, pieces, ..*self }
     }
 
     pub fn side_to_move(&self) -> Colour {
@@ -102,8 +90,15 @@ impl Entry {
     }
 }
 
-/// The piece codes of the occupied squares, in square order, two to a byte.
-fn pack(occupancy: u64, by_square: &[u8; 64]) -> [u8; 16] {
+/// The occupied squares, and the pieces' codes (colour << 3 | type) in square order, two to a
+/// byte.
+fn pack(pieces: impl Iterator<Item = Piece>) -> (u64, [u8; 16]) {
+    let mut by_square = [0u8; 64];
+    let mut occupancy = 0u64;
+    for p in pieces {
+        occupancy |= 1 << p.square;
+        by_square[p.square as usize] = (p.colour.index() as u8) << 3 | p.kind.index() as u8;
+    }
     let mut packed = [0u8; 16];
     let mut bits = occupancy;
     let mut i = 0;
@@ -112,7 +107,7 @@ fn pack(occupancy: u64, by_square: &[u8; 64]) -> [u8; 16] {
         bits &= bits - 1;
         i += 1;
     }
-    packed
+    (occupancy, packed)
 }
 
 #[cfg(test)]
