@@ -50,8 +50,10 @@ pub const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "UCI_ShowWDL", kind: OptionKind::Check { default: false } },
     OptionSpec { name: "Debug Log File", kind: OptionKind::String { default: "" } },
     OptionSpec { name: "SyzygyPath", kind: OptionKind::String { default: "" } },
-    // A network file; empty: the default evaluation (for now the hand-crafted one).
+    // A network file; empty: the default evaluation (the embedded network if there is one).
     OptionSpec { name: "EvalFile", kind: OptionKind::String { default: "" } },
+    // Off: the hand-crafted evaluation, whatever `EvalFile` holds.
+    OptionSpec { name: "Use NNUE", kind: OptionKind::Check { default: true } },
     OptionSpec { name: "SyzygyProbeDepth", kind: OptionKind::Spin { default: 1, min: 1, max: 100 } },
     OptionSpec { name: "SyzygyProbeLimit", kind: OptionKind::Spin { default: 7, min: 0, max: 7 } },
     OptionSpec { name: "Syzygy50MoveRule", kind: OptionKind::Check { default: true } },

@@ -40,6 +40,12 @@ pub struct Session {
     debug: bool,
     /// Option changes made during a search, applied when it has ended.
     pending: Pending,
+    /// The network `EvalFile` chose (the embedded one by default; `None`: there is none), and
+    /// the file it came from (empty: embedded).
+    network_choice: Option<Arc<Network>>,
+    eval_file: String,
+    /// `Use NNUE`: off, searches use the hand-crafted evaluation whatever `network_choice` is.
+    use_nnue: bool,
     /// `Hash File`: where `Save Hash` writes the table and `Load Hash` reads it.
     hash_file: String,
     /// `Never Clear Hash`: `ucinewgame` keeps the table.
@@ -104,6 +110,9 @@ impl Session {
             contempt: 0,
             debug: false,
             pending: Pending::default(),
+            network_choice: smp::engine::nnue::default_network(),
+            eval_file: String::new(),
+            use_nnue: true,
             hash_file: String::new(),
             never_clear_hash: false,
             syzygy: SyzygyOptions::default(),

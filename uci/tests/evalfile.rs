@@ -4,7 +4,7 @@
 //! answers `go` with a legal move. The files are written here from the documented format.
 
 use smp::engine::board::Position;
-use smp::engine::nnue::Network;
+use smp::engine::nnue::{self, Network};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 use uci::session::find_move;
@@ -96,7 +96,49 @@ fn evalfile_is_offered_empty_by_default() {
     engine.send("uci");
     let lines = engine.read_until("uciok", Duration::from_secs(5));
     assert!(lines.iter().any(|l| l == "option name EvalFile type string default <empty>"), "{lines:?}");
-    assert!(engine.network_verdict().contains("hand-crafted"));
+    assert!(lines.iter().any(|l| l == "option name Use NNUE type check default true"), "{lines:?}");
+    let verdict = engine.network_verdict();
+    match nnue::default_network() {
+        Some(network) => assert!(verdict.contains(&format!("{:016x}", network.hash())), "{verdict}"),
+        None => assert!(verdict.contains("hand-crafted"), "{verdict}"),
+    }
+}
+
+impl Engine {
+    /// `setoption name Use NNUE value <on>`: the one `info string` it answers.
+    fn set_use_nnue(&mut self, on: bool) -> String {
+        self.send(&format!("setoption name Use NNUE value {on}"));
+        self.send("isready");
+        let reply = self.read_until("readyok", Duration::from_secs(10));
+        assert_eq!(reply.len(), 2, "Use NNUE {on} answered {reply:?}");
+        reply[0].clone()
+    }
+}
+
+#[test]
+fn use_nnue_off_searches_with_the_hand_crafted_evaluation_and_keeps_the_network_for_later() {
+    let dir = temp_dir("use-nnue");
+    let path = write(&dir, "random.nnue", &network_file(256, 9));
+    let hash = format!("{:016x}", Network::from_bytes(&network_file(256, 9)).expect("valid").hash());
+    let mut engine = Engine::start();
+    engine.set_eval_file(&path);
+
+    let answer = engine.set_use_nnue(false);
+    assert!(answer.contains("Use NNUE: searches use the hand-crafted evaluation"), "{answer}");
+    assert!(engine.network_verdict().contains("No network in use"));
+    engine.plays_a_legal_move(&["d2d4"]);
+
+    // A network chosen while it is off waits for it.
+    let other = write(&dir, "other.nnue", &network_file(256, 10));
+    let answer = engine.set_eval_file(&other);
+    assert!(answer.contains("hand-crafted") && answer.contains(&other), "{answer}");
+    assert!(engine.network_verdict().contains("No network in use"));
+
+    let answer = engine.set_use_nnue(true);
+    assert!(answer.contains(&other) && !answer.contains(&hash), "{answer}");
+    assert!(!engine.network_verdict().contains("No network"));
+    engine.plays_a_legal_move(&["d2d4", "g8f6"]);
+    std::fs::remove_dir_all(&dir).expect("clean up");
 }
 
 #[test]
@@ -127,8 +169,17 @@ fn a_good_network_is_loaded_searched_with_and_left_again() {
     engine.plays_a_legal_move(&moves);
 
     let answer = engine.set_eval_file("<empty>");
-    assert!(answer.contains("hand-crafted"), "{answer}");
-    assert!(engine.network_verdict().contains("No network"));
+    match nnue::default_network() {
+        Some(network) => {
+            let embedded = format!("the embedded network {:016x}", network.hash());
+            assert!(answer.contains(&embedded), "{answer}");
+            assert!(engine.network_verdict().contains(&format!("{:016x}", network.hash())));
+        }
+        None => {
+            assert!(answer.contains("hand-crafted"), "{answer}");
+            assert!(engine.network_verdict().contains("No network"));
+        }
+    }
     engine.plays_a_legal_move(&[]);
     std::fs::remove_dir_all(&dir).expect("clean up");
 }
@@ -152,6 +203,7 @@ fn bad_files_are_reported_once_and_change_nothing() {
     let mut engine = Engine::start();
     // First with the hand-crafted evaluation, then with a network: each stays.
     for loaded in [false, true] {
+        engine.set_use_nnue(loaded);
         if loaded {
             engine.set_eval_file(&good_path);
         }

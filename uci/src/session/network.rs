@@ -12,33 +12,61 @@ use smp::engine::nnue::{self, Network};
 use std::path::Path;
 use std::sync::Arc;
 
+const HAND_CRAFTED: &str = "the hand-crafted evaluation";
+
+/// How `setoption` answers name a network: the file it came from (none: the embedded one) and
+/// its hash; `None` is the hand-crafted evaluation.
+fn describe(network: Option<&Arc<Network>>, path: &str) -> String {
+    match network {
+        Some(network) if path.is_empty() => format!("the embedded network {:016x}", network.hash()),
+        Some(network) => format!("the network '{path}' ({:016x})", network.hash()),
+        None => HAND_CRAFTED.to_string(),
+    }
+}
+
 impl Session {
     /// `setoption name EvalFile value <path>`; an empty path returns to the default evaluation.
     pub(super) fn set_eval_file(&mut self, path: &str) {
-        let (network, what) = if path.is_empty() {
-            match nnue::default_network() {
-                Some(network) => {
-                    let what = format!("the embedded network {:016x}", network.hash());
-                    (Some(network), what)
-                }
-                None => (None, "the hand-crafted evaluation".to_string()),
-            }
+        let network = if path.is_empty() {
+            nnue::default_network()
         } else {
             match Network::load_file(Path::new(path)) {
-                Ok(network) => {
-                    let what = format!("the network '{path}' ({:016x})", network.hash());
-                    (Some(Arc::new(network)), what)
-                }
+                Ok(network) => Some(Arc::new(network)),
                 Err(e) => {
                     self.info(&format!("EvalFile '{path}' not loaded: {e}; the evaluation is unchanged"));
                     return;
                 }
             }
         };
+        let named = describe(network.as_ref(), path);
+        self.network_choice = network;
+        self.eval_file = path.to_string();
+        let what = if self.use_nnue {
+            named
+        } else {
+            format!("{HAND_CRAFTED} (Use NNUE is off; {named} is kept for it)")
+        };
+        self.switch_evaluation("EvalFile", &what);
+    }
+
+    /// `setoption name Use NNUE value <bool>`: off, the hand-crafted evaluation; on, the network
+    /// `EvalFile` chose (or the embedded one).
+    pub(super) fn set_use_nnue(&mut self, on: bool) {
+        self.use_nnue = on;
+        let what = match (&self.network_choice, on) {
+            (Some(network), true) => describe(Some(network), &self.eval_file),
+            (None, true) => format!("{HAND_CRAFTED}: no network is loaded or embedded"),
+            (_, false) => HAND_CRAFTED.to_string(),
+        };
+        self.switch_evaluation("Use NNUE", &what);
+    }
+
+    /// Ask for the evaluation the options now name, and say which it is.
+    fn switch_evaluation(&mut self, option: &str, what: &str) {
         let when = if self.is_searching() { "from the next search on" } else { "from now on" };
-        self.pending.network = Some(network);
+        self.pending.network = Some(self.network_choice.clone().filter(|_| self.use_nnue));
         self.apply_pending_if_idle();
-        self.info(&format!("EvalFile: searches use {what} {when}"));
+        self.info(&format!("{option}: searches use {what} {when}"));
     }
 
     /// Make a loaded `EvalFile` choice the active one (between searches only).
@@ -70,7 +98,7 @@ impl Session {
                     network.hash()
                 ));
             }
-            None => text.push_str("\nNo network loaded; searches use the hand-crafted evaluation"),
+            None => text.push_str("\nNo network in use; searches use the hand-crafted evaluation"),
         }
         self.line(&text);
     }

@@ -87,6 +87,7 @@ impl Session {
                 Err(e) => self.info(&e),
             },
             ("EvalFile", OptionValue::String(path)) => self.set_eval_file(&path),
+            ("Use NNUE", OptionValue::Check(on)) => self.set_use_nnue(on),
             ("Debug Log File", OptionValue::String(path)) => {
                 if let Err(e) = crate::log::set_file(&path) {
                     self.info(&e);
