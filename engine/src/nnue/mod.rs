@@ -37,10 +37,10 @@ pub const SCALE: i32 = 400;
 /// The activation code of SCReLU in the file header.
 pub const ACTIVATION_SCRELU: u32 = 1;
 
-/// The network the engine starts with and that an empty `EvalFile` returns to. None yet: the
-/// hand-crafted evaluation is the default until a trained network has proven itself. Embedding
-/// one is this line: `Some(include_bytes!("<path to the file>"))` (a test checks that it loads).
-pub const EMBEDDED_NETWORK: Option<&[u8]> = None;
+/// The network the engine starts with and that an empty `EvalFile` returns to (`None` would make
+/// the hand-crafted evaluation the default). How it was trained: docs/nnue.md. A test checks that
+/// it loads.
+pub const EMBEDDED_NETWORK: Option<&[u8]> = Some(include_bytes!("../../networks/nn-8f53f34ba2b57c16.lznn"));
 
 /// `HIDDEN` i16 values aligned to a cache line: one feature's weights, the biases, an output
 /// weight vector, or one perspective of an accumulator. Aligned, no vector load straddles two
