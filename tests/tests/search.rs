@@ -2,6 +2,7 @@
 
 use engine::board::{Board, Move, Position};
 use engine::movegen::legal_moves;
+use engine::nnue::EvalSource;
 use engine::search::score::{mate_in, mated_in, MATE, MATE_BOUND};
 use engine::search::{Limits, SearchResult, Searcher, SharedHistories};
 use engine::tt::TranspositionTable;
@@ -36,6 +37,10 @@ const MATE_NODE_BUDGET: u64 = 10_000_000;
 
 /// Composed problems whose quiet key move and quiet follow-up the search's pruning hides
 /// beyond the budget (see the issue notes). Every other position must be solved exactly.
+///
+/// The search is pinned to the hand-crafted evaluation: what is tested is the mate scores'
+/// bookkeeping and that pruning leaves mates findable, which should not move with each trained
+/// network (how many nodes a network needs for these problems is measured in the notes).
 const KNOWN_MISSES: &[&str] =
     &["8/1B6/8/5p2/8/8/5Qrq/1K1R2bk w - - 0 1", "5R2/2K5/1pP5/4k2p/3pp3/2p4N/B4N1b/n1R1B2b w - - 0 1"];
 
@@ -51,7 +56,11 @@ fn finds_every_mate_at_its_exact_distance() {
         } else {
             Limits { depth: Some(40), nodes: Some(MATE_NODE_BUDGET), ..Limits::default() }
         };
-        let result = search_fen(&entry.fen, limits);
+        let tt = TranspositionTable::new(16);
+        let mut searcher = Searcher::new();
+        searcher.set_eval_source(EvalSource::HandCrafted);
+        let board = Board::new(Position::from_fen(&entry.fen).expect("valid FEN"));
+        let result = search_board(&mut searcher, &tt, &board, limits);
         if mate_moves(result.score) != Some(expected) && !KNOWN_MISSES.contains(&entry.fen.as_str()) {
             failures.push(format!(
                 "{} dm {expected}: got score {} ({:?})",
