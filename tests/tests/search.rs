@@ -18,8 +18,14 @@ fn search_board(
 }
 
 fn search_fen(fen: &str, limits: Limits) -> SearchResult {
+    search_fen_with(EvalSource::Active, fen, limits)
+}
+
+/// `search_fen` with the evaluation `source` (the default one is `EvalSource::Active`).
+fn search_fen_with(source: EvalSource, fen: &str, limits: Limits) -> SearchResult {
     let tt = TranspositionTable::new(16);
     let mut searcher = Searcher::new();
+    searcher.set_eval_source(source);
     let board = Board::new(Position::from_fen(fen).expect("valid FEN"));
     search_board(&mut searcher, &tt, &board, limits)
 }
@@ -56,11 +62,7 @@ fn finds_every_mate_at_its_exact_distance() {
         } else {
             Limits { depth: Some(40), nodes: Some(MATE_NODE_BUDGET), ..Limits::default() }
         };
-        let tt = TranspositionTable::new(16);
-        let mut searcher = Searcher::new();
-        searcher.set_eval_source(EvalSource::HandCrafted);
-        let board = Board::new(Position::from_fen(&entry.fen).expect("valid FEN"));
-        let result = search_board(&mut searcher, &tt, &board, limits);
+        let result = search_fen_with(EvalSource::HandCrafted, &entry.fen, limits);
         if mate_moves(result.score) != Some(expected) && !KNOWN_MISSES.contains(&entry.fen.as_str()) {
             failures.push(format!(
                 "{} dm {expected}: got score {} ({:?})",
