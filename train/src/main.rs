@@ -7,7 +7,7 @@ use std::time::Instant;
 use train::chess::parse_fen;
 use train::cli::{self, Command, TrainArgs, USAGE};
 use train::data::{self, Entry};
-use train::network::{self, Network};
+use train::network::{self, loss_of_eval, Network, Objective};
 use train::nnue::{self, QuantisedNetwork};
 use train::trainer::{EpochReport, Settings, State, Trainer};
 use train::{checkpoint, Colour};
@@ -130,29 +130,37 @@ fn train(t: &TrainArgs) -> Result<(), String> {
     let final_path = t.out_dir.join("final.lznn");
     q.write(&final_path)?;
     let sample = if data.valid.is_empty() { &data.train } else { &data.valid };
-    report_quantisation(net, &q, &sample[..sample.len().min(20_000)]);
+    report_quantisation(net, &q, &sample[..sample.len().min(20_000)], &objective);
     println!("wrote {}", final_path.display());
     Ok(())
 }
 
-/// How far the integer network strays from the float one on real positions.
-fn report_quantisation(net: &Network, q: &QuantisedNetwork, sample: &[Entry]) {
+/// How far the integer network strays from the float one on real positions, in centipawns and
+/// in the training objective (the integer network is the one the engine plays with).
+fn report_quantisation(net: &Network, q: &QuantisedNetwork, sample: &[Entry], objective: &Objective) {
     if sample.is_empty() {
         return;
     }
     let (mut total, mut worst) = (0.0f64, 0.0f32);
+    let (mut float_loss, mut integer_loss) = (0.0f64, 0.0f64);
     for e in sample {
         let pieces: Vec<_> = e.pieces().collect();
         let float_cp = net.output(&pieces, e.side_to_move()) * nnue::SCALE;
-        let diff = (float_cp - q.evaluate(&pieces, e.side_to_move()) as f32).abs();
+        let integer_cp = q.evaluate(&pieces, e.side_to_move()) as f32;
+        let diff = (float_cp - integer_cp).abs();
         total += f64::from(diff);
         worst = worst.max(diff);
+        float_loss += f64::from(loss_of_eval(float_cp, e, objective));
+        integer_loss += f64::from(loss_of_eval(integer_cp, e, objective));
     }
+    let n = sample.len() as f64;
     println!(
-        "quantisation: |float - integer| over {} positions: mean {:.2} cp, max {:.1} cp",
+        "quantisation: |float - integer| over {} positions: mean {:.2} cp, max {:.1} cp; loss float {:.6}, integer {:.6}",
         sample.len(),
-        total / sample.len() as f64,
-        worst
+        total / n,
+        worst,
+        float_loss / n,
+        integer_loss / n
     );
 }
 

@@ -274,7 +274,13 @@ pub fn loss(net: &Network, entry: &Entry, objective: &Objective, scratch: &mut S
     let (mut us, mut them) = ([0u16; MAX_PIECES], [0u16; MAX_PIECES]);
     let n = entry.features(&mut us, &mut them);
     let out = forward(net, &us[..n], &them[..n], scratch);
-    let p = sigmoid(out * SCALE / objective.k);
+    loss_of_eval(out * SCALE, entry, objective)
+}
+
+/// The error of an evaluation in centipawns (side to move's view) of `entry`: how the float
+/// network's and the quantised network's verdicts are compared on the same footing.
+pub fn loss_of_eval(centipawns: f32, entry: &Entry, objective: &Objective) -> f32 {
+    let p = sigmoid(centipawns / objective.k);
     error(p - objective.target(entry), objective.power).0
 }
 

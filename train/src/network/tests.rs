@@ -113,6 +113,41 @@ fn gradients_match_finite_differences() {
 }
 
 #[test]
+fn the_loss_of_an_evaluation_is_the_loss_of_the_network_that_gave_it() {
+    let data = entries(&[
+        (35, 2),
+        (-120, 0),
+        (300, 2),
+        (0, 1),
+        (-40, 1),
+        (800, 2),
+        (-15, 0),
+        (60, 1),
+        (5, 0),
+        (-300, 0),
+    ]);
+    let h = 8;
+    let mut rng = Rng::new(7);
+    let mut net = Network::random(h, &mut rng);
+    for w in net.params.iter_mut() {
+        *w = 0.35 * rng.symmetric();
+    }
+    let params: Vec<f64> = net.params.iter().map(|&w| f64::from(w)).collect();
+    let obj = Objective { wdl: 0.3, power: 2.0, k: 150.0 };
+    for e in &data {
+        let pieces: Vec<_> = e.pieces().collect();
+        let centipawns = net.output(&pieces, e.side_to_move()) * SCALE;
+        let reference = reference_loss(&params, h, std::slice::from_ref(e), &obj);
+        let got = f64::from(loss_of_eval(centipawns, e, &obj));
+        assert!((got - reference).abs() < 1e-5, "{got} against {reference}");
+    }
+    // With the result given no weight, an evaluation equal to the search score costs nothing.
+    let score_only = Objective { wdl: 0.0, power: 2.0, k: 150.0 };
+    assert!(loss_of_eval(300.0, &data[2], &score_only) < 1e-12);
+    assert!(loss_of_eval(-300.0, &data[2], &score_only) > 0.1);
+}
+
+#[test]
 fn clearing_and_adding_gradients_touch_only_used_rows() {
     let h = 4;
     let net = Network::random(h, &mut Rng::new(9));
