@@ -29,6 +29,7 @@ from lazuli_match.adjudication import AdjudicationRules  # noqa: E402
 from lazuli_match.engines import EngineSpec  # noqa: E402
 from lazuli_match.game import GameSettings  # noqa: E402
 from lazuli_match.openings import load_openings, order_openings  # noqa: E402
+from lazuli_match.resume import finished_pairs  # noqa: E402
 from lazuli_match.runner import MatchConfig, MatchRunner  # noqa: E402
 from lazuli_match.stats import Sprt  # noqa: E402
 from lazuli_match.timecontrol import TimeControl  # noqa: E402
@@ -68,6 +69,9 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
     p.add_argument("--max-minutes", type=float, default=None,
                    help="start no new pair after this many minutes (started pairs finish)")
     p.add_argument("--pgn", default=None, help="append games to this PGN file")
+    p.add_argument("--resume", action="store_true",
+                   help="count the pairs that an earlier run of this same command finished in "
+                        "its --pgn file and play only the rest (no file yet: start afresh)")
     p.add_argument("--json", default=None, help="write the final summary as JSON here")
     p.add_argument("--event", default="Lazuli match", help="PGN Event tag")
     p.add_argument("--sprt", nargs=2, type=float, metavar=("ELO0", "ELO1"), default=None,
@@ -126,6 +130,17 @@ def build_config(args: argparse.Namespace) -> MatchConfig:
     sprt = None
     if args.sprt:
         sprt = Sprt(args.sprt[0], args.sprt[1], args.alpha, args.beta, args.sprt_model)
+    resumed = None
+    if args.resume:
+        if not args.pgn:
+            raise ValueError("--resume reads the --pgn file of the earlier run: give --pgn")
+        if os.path.exists(args.pgn):
+            try:
+                resumed = finished_pairs(args.pgn, engines[0].name,
+                                         [spec.name for spec in engines[1:]],
+                                         None if any(spec.tc for spec in engines) else tc.pgn_tag())
+            except (OSError, UnicodeDecodeError) as err:
+                raise ValueError(f"--resume: cannot read {args.pgn}: {err}") from err
     unknown = set(args.stop_on_bug) - {spec.name for spec in engines}
     if unknown:
         raise ValueError(f"--stop-on-bug names no engine: {sorted(unknown)}")
@@ -141,6 +156,7 @@ def build_config(args: argparse.Namespace) -> MatchConfig:
         stop_on_bug=tuple(args.stop_on_bug),
         max_minutes=args.max_minutes,
         json_path=args.json,
+        resumed=resumed,
     )
 
 

@@ -27,6 +27,7 @@ from .engines import EnginePlayer, EngineSpec
 from .game import BUG_KINDS, GameResult, GameSettings, play_game
 from .openings import Opening
 from .report import elo_fields, matchup_lines
+from .resume import FinishedPairs
 from .stats import PENTA_LABELS, Sprt, Tally, format_elo, pentanomial_elo
 
 
@@ -42,6 +43,8 @@ class MatchConfig:
     stop_on_bug: Tuple[str, ...] = ()
     max_minutes: Optional[float] = None
     json_path: Optional[str] = None
+    # Pairs an earlier run of this match finished (see resume.py): counted, not played again.
+    resumed: Optional[FinishedPairs] = None
 
 
 @dataclass(frozen=True)
@@ -86,6 +89,7 @@ class MatchRunner:
         self._abort = threading.Event()  # stop now; unfinished games are not counted
         self._stop_reason = ""
         self._terminations = 0  # SIGTERMs received
+        self._done_pairs = self._count_resumed_pairs()
         # Errors of the runner itself (an engine that cannot start, a broken pipe): not engine
         # bugs, but the match is not valid either.
         self.fatal_errors: List[str] = []
@@ -96,11 +100,32 @@ class MatchRunner:
 
     # --- scheduling -------------------------------------------------------------------------
 
+    def _count_resumed_pairs(self) -> Dict[int, set]:
+        """Adds the pairs an earlier run finished to the tallies; returns them per matchup."""
+        done: Dict[int, set] = {index: set() for index in self.states}
+        for index, state in self.states.items():
+            pairs = (self.config.resumed or {}).get(state.opponent, {})
+            for pair, (first, second) in sorted(pairs.items()):
+                if pair >= self.config.pairs:
+                    continue
+                state.tally.add_game(first)
+                state.tally.add_game(second)
+                state.tally.add_pair(first, second)
+                done[index].add(pair)
+            if done[index] and self.config.sprt is not None:
+                state.llr = self.config.sprt.llr(state.tally.penta)
+                state.decision = self.config.sprt.decision(state.llr)
+                if state.decision:
+                    self._stop(f"SPRT decided {state.decision}", hard=False)
+        return done
+
     def _job_order(self) -> Iterator[GameJob]:
         openings = self.config.openings
         for pair in range(self.config.pairs):
             opening = openings[pair % len(openings)]
             for matchup in self.states:
+                if pair in self._done_pairs[matchup]:
+                    continue
                 for leg in (0, 1):
                     yield GameJob(matchup, pair, leg, opening)
 
@@ -252,6 +277,9 @@ class MatchRunner:
                        f"{len(cfg.openings)} openings, concurrency {cfg.concurrency}\n")
         for spec in cfg.engines:
             self.out.write(f"  {spec.describe()}\n")
+        for state in self.states.values():
+            if state.tally.pairs:
+                self.out.write(f"  resumed against {state.opponent}: {self._elo_line(state)}\n")
         if cfg.sprt:
             s = cfg.sprt
             self.out.write(f"  SPRT [{s.elo0:g}, {s.elo1:g}] ({s.model}) alpha {s.alpha:g} "

@@ -325,6 +325,92 @@ class TerminateTest(unittest.TestCase):
             self.assertEqual(row["games"], 2 * row["pairs"])
 
 
+def pgn_game(round_label, white, black, result, tc="10+0.1"):
+    return (f'[Event "t"]\n[Round "{round_label}"]\n[White "{white}"]\n[Black "{black}"]\n'
+            f'[Result "{result}"]\n[TimeControl "{tc}"]\n\n1. e4 e5 {result}\n\n')
+
+
+class ResumeTest(unittest.TestCase):
+    """An interrupted match read back from its PGN: finished pairs count, the rest is played."""
+
+    def finished(self, games, opponents=("b",), tc="10+0.1"):
+        from lazuli_match.resume import finished_pairs
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "m.pgn")
+            with open(path, "w", encoding="utf-8") as handle:
+                handle.write("".join(games))
+            return finished_pairs(path, "a", list(opponents), tc)
+
+    def test_only_pairs_with_both_games_count_and_later_games_win(self):
+        pairs = self.finished([
+            pgn_game("1.1", "a", "b", "1-0"), pgn_game("1.2", "b", "a", "1/2-1/2"),
+            pgn_game("2.1", "a", "b", "0-1"),  # its second game never finished
+            pgn_game("3.2", "b", "a", "1-0"), pgn_game("3.1", "a", "b", "1/2-1/2"),
+            pgn_game("4.1", "a", "b", "1-0"),  # cut off, then played again below
+            pgn_game("4.1", "a", "b", "0-1"), pgn_game("4.2", "b", "a", "0-1"),
+        ])
+        self.assertEqual(pairs, {"b": {0: (1.0, 0.5), 2: (0.5, 0.0), 3: (0.0, 1.0)}})
+
+    def test_a_pgn_of_another_match_is_refused(self):
+        for games, opponents, tc in [
+            ([pgn_game("1.1", "x", "b", "1-0")], ("b",), "10+0.1"),
+            ([pgn_game("1.1", "a", "c", "1-0")], ("b",), "10+0.1"),
+            ([pgn_game("1.1", "a", "b", "1-0", tc="60+0.6")], ("b",), "10+0.1"),
+            ([pgn_game("7", "a", "b", "1-0")], ("b",), "10+0.1"),
+            ([pgn_game("1.2", "a", "b", "1-0")], ("b",), "10+0.1"),
+        ]:
+            with self.assertRaises(ValueError):
+                self.finished(games, opponents, tc)
+
+    def test_time_odds_are_not_checked_against_one_clock(self):
+        pairs = self.finished([pgn_game("1.1", "a", "b", "1-0", tc="-"),
+                               pgn_game("1.2", "b", "a", "1-0", tc="-")], tc=None)
+        self.assertEqual(pairs, {"b": {0: (1.0, 0.0)}})
+
+    def test_a_resumed_match_plays_only_the_missing_pairs(self):
+        import json
+        import subprocess
+
+        def run(tmp, extra):
+            out = os.path.join(tmp, "out.json")
+            done = subprocess.run(
+                [sys.executable, os.path.join(SCRIPTS, "match.py"),
+                 "--engine", "name=a", f"cmd={sys.executable}", f"arg={FAKE}", "arg=good",
+                 "--engine", "name=b", f"cmd={sys.executable}", f"arg={FAKE}", "arg=good",
+                 "--tc", "1+0.01", "--pairs", "3", "--no-adjudication",
+                 "--pgn", os.path.join(tmp, "m.pgn"), "--json", out, *extra],
+                capture_output=True, text=True, timeout=300)
+            self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+            with open(out, encoding="utf-8") as handle:
+                return done.stdout, json.load(handle)["matchups"][0]
+
+        with tempfile.TemporaryDirectory() as tmp:
+            _, first = run(tmp, ["--resume"])  # no PGN yet: a fresh start
+            self.assertEqual(first["games"], 6)
+            # Cut the PGN after its fourth game, as if the machine had gone away.
+            path = os.path.join(tmp, "m.pgn")
+            with open(path, encoding="utf-8") as handle:
+                text = handle.read()
+            starts = [i for i in range(len(text)) if text.startswith("[Event ", i)]
+            with open(path, "w", encoding="utf-8") as handle:
+                handle.write(text[:starts[4]])
+            output, resumed = run(tmp, ["--resume"])
+            self.assertIn("resumed against b: pairs 2", output)
+            self.assertEqual(sum(line.startswith("[") for line in output.splitlines()), 2)
+            self.assertEqual((resumed["games"], resumed["pairs"]), (6, 3))
+            # Resuming a finished match plays nothing more.
+            output, again = run(tmp, ["--resume"])
+            self.assertFalse(any(line.startswith("[") for line in output.splitlines()))
+            self.assertEqual(again["pentanomial"], resumed["pentanomial"])
+
+    def test_resume_needs_the_pgn(self):
+        import match
+        args = match.parse_args(["--engine", "name=a", "cmd=x", "--engine", "name=b", "cmd=y",
+                                 "--tc", "1+0.01", "--resume"])
+        with self.assertRaises(ValueError):
+            match.build_config(args)
+
+
 class EachTest(unittest.TestCase):
     def test_each_given_twice_adds_up_and_an_engines_own_setting_wins(self):
         import match
