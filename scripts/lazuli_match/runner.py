@@ -93,7 +93,8 @@ class MatchRunner:
         # Errors of the runner itself (an engine that cannot start, a broken pipe): not engine
         # bugs, but the match is not valid either.
         self.fatal_errors: List[str] = []
-        self._games_done = 0
+        # A resumed match numbers its games on from the ones it counted.
+        self._games_done = sum(state.tally.games for state in self.states.values())
         self._started_at = time.monotonic()
         self._pgn = open(config.pgn_path, "a", encoding="utf-8") if config.pgn_path else None
         self._bug_log_path = f"{config.pgn_path}.bugs.txt" if config.pgn_path else "match.bugs.txt"

@@ -397,6 +397,7 @@ class ResumeTest(unittest.TestCase):
             output, resumed = run(tmp, ["--resume"])
             self.assertIn("resumed against b: pairs 2", output)
             self.assertEqual(sum(line.startswith("[") for line in output.splitlines()), 2)
+            self.assertIn("[   5 ", output)  # numbered on from the four games counted
             self.assertEqual((resumed["games"], resumed["pairs"]), (6, 3))
             # Resuming a finished match plays nothing more.
             output, again = run(tmp, ["--resume"])
