@@ -16,6 +16,8 @@ use smp::Pool;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use network::NetworkChoice;
+
 mod go;
 mod network;
 mod setoption;
@@ -40,10 +42,8 @@ pub struct Session {
     debug: bool,
     /// Option changes made during a search, applied when it has ended.
     pending: Pending,
-    /// The network `EvalFile` chose (the embedded one by default; `None`: there is none), and
-    /// the file it came from (empty: embedded).
-    network_choice: Option<Arc<Network>>,
-    eval_file: String,
+    /// The network `EvalFile` chose (the embedded one by default).
+    network_choice: NetworkChoice,
     /// `Use NNUE`: off, searches use the hand-crafted evaluation whatever `network_choice` is.
     use_nnue: bool,
     /// `Hash File`: where `Save Hash` writes the table and `Load Hash` reads it.
@@ -110,8 +110,7 @@ impl Session {
             contempt: 0,
             debug: false,
             pending: Pending::default(),
-            network_choice: smp::engine::nnue::default_network(),
-            eval_file: String::new(),
+            network_choice: NetworkChoice::embedded(),
             use_nnue: true,
             hash_file: String::new(),
             never_clear_hash: false,

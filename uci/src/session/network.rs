@@ -14,33 +14,47 @@ use std::sync::Arc;
 
 const HAND_CRAFTED: &str = "the hand-crafted evaluation";
 
-/// How `setoption` answers name a network: the file it came from (none: the embedded one) and
-/// its hash; `None` is the hand-crafted evaluation.
-fn describe(network: Option<&Arc<Network>>, path: &str) -> String {
-    match network {
-        Some(network) if path.is_empty() => format!("the embedded network {:016x}", network.hash()),
-        Some(network) => format!("the network '{path}' ({:016x})", network.hash()),
-        None => HAND_CRAFTED.to_string(),
+/// The network `EvalFile` chose and the file it came from, always set together.
+pub(super) struct NetworkChoice {
+    /// `None`: there is no network (none embedded, none loaded).
+    pub(super) network: Option<Arc<Network>>,
+    /// Empty: the embedded network.
+    pub(super) path: String,
+}
+
+impl NetworkChoice {
+    /// The embedded network, if the build has one.
+    pub(super) fn embedded() -> NetworkChoice {
+        NetworkChoice { network: nnue::default_network(), path: String::new() }
+    }
+
+    /// How `setoption` answers name it: the file it came from (none: the embedded one) and its
+    /// hash; with no network, the hand-crafted evaluation.
+    fn describe(&self) -> String {
+        match &self.network {
+            Some(network) if self.path.is_empty() => format!("the embedded network {:016x}", network.hash()),
+            Some(network) => format!("the network '{}' ({:016x})", self.path, network.hash()),
+            None => HAND_CRAFTED.to_string(),
+        }
     }
 }
 
 impl Session {
     /// `setoption name EvalFile value <path>`; an empty path returns to the default evaluation.
     pub(super) fn set_eval_file(&mut self, path: &str) {
-        let network = if path.is_empty() {
-            nnue::default_network()
+        let choice = if path.is_empty() {
+            NetworkChoice::embedded()
         } else {
             match Network::load_file(Path::new(path)) {
-                Ok(network) => Some(Arc::new(network)),
+                Ok(network) => NetworkChoice { network: Some(Arc::new(network)), path: path.to_string() },
                 Err(e) => {
                     self.info(&format!("EvalFile '{path}' not loaded: {e}; the evaluation is unchanged"));
                     return;
                 }
             }
         };
-        let named = describe(network.as_ref(), path);
-        self.network_choice = network;
-        self.eval_file = path.to_string();
+        let named = choice.describe();
+        self.network_choice = choice;
         let what = if self.use_nnue {
             named
         } else {
@@ -53,8 +67,8 @@ impl Session {
     /// `EvalFile` chose (or the embedded one).
     pub(super) fn set_use_nnue(&mut self, on: bool) {
         self.use_nnue = on;
-        let what = match (&self.network_choice, on) {
-            (Some(network), true) => describe(Some(network), &self.eval_file),
+        let what = match (&self.network_choice.network, on) {
+            (Some(_), true) => self.network_choice.describe(),
             (None, true) => format!("{HAND_CRAFTED}: no network is loaded or embedded"),
             (_, false) => HAND_CRAFTED.to_string(),
         };
@@ -64,7 +78,7 @@ impl Session {
     /// Ask for the evaluation the options now name, and say which it is.
     fn switch_evaluation(&mut self, option: &str, what: &str) {
         let when = if self.is_searching() { "from the next search on" } else { "from now on" };
-        self.pending.network = Some(self.network_choice.clone().filter(|_| self.use_nnue));
+        self.pending.network = Some(self.network_choice.network.clone().filter(|_| self.use_nnue));
         self.apply_pending_if_idle();
         self.info(&format!("{option}: searches use {what} {when}"));
     }
