@@ -20,6 +20,10 @@ pub(crate) fn positions() -> Vec<(Vec<Piece>, Colour)> {
     FENS.iter().map(|f| parse_fen(f).expect("a good FEN")).collect()
 }
 
+/// A search score and a game result (0, 1, 2) for each of `FENS`.
+const SCORES_AND_RESULTS: [(i16, u8); 10] =
+    [(35, 2), (-120, 0), (300, 2), (0, 1), (-40, 1), (800, 2), (-15, 0), (60, 1), (5, 0), (-300, 0)];
+
 fn entries(objective_scores: &[(i16, u8)]) -> Vec<Entry> {
     positions()
         .iter()
@@ -56,18 +60,7 @@ fn reference_loss(params: &[f64], h: usize, data: &[Entry], obj: &Objective) -> 
 #[test]
 fn gradients_match_finite_differences() {
     let h = 5;
-    let data = entries(&[
-        (35, 2),
-        (-120, 0),
-        (300, 2),
-        (0, 1),
-        (-40, 1),
-        (800, 2),
-        (-15, 0),
-        (60, 1),
-        (5, 0),
-        (-300, 0),
-    ]);
+    let data = entries(&SCORES_AND_RESULTS);
     for (seed, power) in [(1u64, 2.0f32), (2, 2.5)] {
         let mut rng = Rng::new(seed);
         let mut net = Network::random(h, &mut rng);
@@ -114,18 +107,7 @@ fn gradients_match_finite_differences() {
 
 #[test]
 fn the_loss_of_an_evaluation_is_the_loss_of_the_network_that_gave_it() {
-    let data = entries(&[
-        (35, 2),
-        (-120, 0),
-        (300, 2),
-        (0, 1),
-        (-40, 1),
-        (800, 2),
-        (-15, 0),
-        (60, 1),
-        (5, 0),
-        (-300, 0),
-    ]);
+    let data = entries(&SCORES_AND_RESULTS);
     let h = 8;
     let mut rng = Rng::new(7);
     let mut net = Network::random(h, &mut rng);
