@@ -26,10 +26,10 @@ fn positions() -> Vec<String> {
 }
 
 /// Weights of the trainer's initial size, or (with `spread`) spread over the whole clipped range
-/// so that the clamps and large sums are reached.
-fn network(seed: u64, spread: bool) -> Vec<u8> {
+/// so that the clamps and large sums are reached; `buckets` output buckets.
+fn network(seed: u64, spread: bool, buckets: usize) -> Vec<u8> {
     let mut rng = Rng::new(seed);
-    let mut net = FloatNetwork::random(engine::nnue::HIDDEN, &mut rng);
+    let mut net = FloatNetwork::random(engine::nnue::HIDDEN, buckets, &mut rng);
     if spread {
         net.params.iter_mut().for_each(|w| *w = 1.98 * rng.symmetric());
     }
@@ -39,10 +39,13 @@ fn network(seed: u64, spread: bool) -> Vec<u8> {
 #[test]
 fn trainer_and_engine_agree_on_every_position() {
     let fens = positions();
-    for (seed, spread) in [(1, false), (2, false), (3, true), (4, true)] {
-        let bytes = network(seed, spread);
+    let cases =
+        [(1, false, 1), (2, false, 1), (3, true, 1), (4, true, 1), (5, false, 8), (6, true, 8), (7, true, 5)];
+    for (seed, spread, buckets) in cases {
+        let bytes = network(seed, spread, buckets);
         let reference = QuantisedNetwork::from_bytes(&bytes).expect("the trainer reads its file");
         let engine = EngineNetwork::from_bytes(&bytes).expect("the engine reads the trainer's file");
+        assert_eq!(engine.buckets(), buckets);
         let mut nonzero = 0;
         for fen in &fens {
             let pos = Position::from_fen(fen).expect("suite FEN");

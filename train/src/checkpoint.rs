@@ -12,14 +12,14 @@
 //! | 16 | 8 | u64 optimiser steps taken |
 //! | 24 | 8 | u64 generator state |
 //! | 32 | 4 | f32 weight decay |
-//! | 36 | 4 | u32 parameter count P = 771·H + 1 |
+//! | 36 | 4 | u32 parameter count P = 769·H + B·(2H + 1), B the output buckets |
 //! | 40 | 4·P | f32 parameters, in the network's layout (see `network`) |
 //! | … | 4·P | f32 Adam first moments |
 //! | … | 4·P | f32 Adam second moments |
 //! | … | 8 | u64 FNV-1a of every byte before it |
 
 use crate::network::Network;
-use crate::nnue::{fnv1a, write_atomically, MAX_HIDDEN};
+use crate::nnue::{fnv1a, write_atomically, MAX_BUCKETS, MAX_HIDDEN};
 use crate::optimiser::AdamW;
 use crate::rng::Rng;
 use crate::trainer::State;
@@ -66,10 +66,21 @@ pub fn from_bytes(bytes: &[u8]) -> Result<State, String> {
     if hidden == 0 || hidden > MAX_HIDDEN {
         return Err(format!("hidden: {hidden}, expected 1 to {MAX_HIDDEN}"));
     }
-    let p = Network::param_count(hidden);
-    if u32_at(36) as usize != p {
-        return Err(format!("parameter count: {}, expected {p} for hidden size {hidden}", u32_at(36)));
-    }
+    // The output buckets follow from the parameter count (so one-bucket checkpoints written
+    // before buckets existed still read).
+    let output_params = (u32_at(36) as usize).checked_sub(Network::param_count(hidden, 0));
+    let buckets = match output_params {
+        Some(n) if n % (2 * hidden + 1) == 0 && (1..=MAX_BUCKETS).contains(&(n / (2 * hidden + 1))) => {
+            n / (2 * hidden + 1)
+        }
+        _ => {
+            return Err(format!(
+            "parameter count: {}, not that of hidden size {hidden} with 1 to {MAX_BUCKETS} output buckets",
+            u32_at(36)
+        ))
+        }
+    };
+    let p = Network::param_count(hidden, buckets);
     let want = HEADER + 12 * p + 8;
     if bytes.len() != want {
         return Err(format!("length: {} bytes, expected {want}", bytes.len()));
@@ -86,7 +97,7 @@ pub fn from_bytes(bytes: &[u8]) -> Result<State, String> {
     };
     let weight_decay = f32::from_le_bytes(bytes[32..36].try_into().expect("four bytes"));
     Ok(State {
-        net: Network { hidden, params: floats(0) },
+        net: Network { hidden, buckets, params: floats(0) },
         optimiser: AdamW { weight_decay, steps: u64_at(16), momentum: floats(1), velocity: floats(2) },
         epoch: u32_at(12),
         rng: Rng { state: u64_at(24) },
@@ -108,7 +119,7 @@ mod tests {
 
     #[test]
     fn round_trip_and_damage() {
-        let mut state = State::new(8, 0.01, 3);
+        let mut state = State::new(8, 3, 0.01, 3);
         state.epoch = 4;
         state.optimiser.steps = 99;
         state.optimiser.momentum[5] = 0.25;
@@ -128,5 +139,17 @@ mod tests {
         let mut huge = bytes;
         huge[8..12].copy_from_slice(&u32::MAX.to_le_bytes());
         assert!(from_bytes(&huge).unwrap_err().contains("hidden"));
+    }
+
+    #[test]
+    fn one_bucket_checkpoints_keep_their_layout() {
+        let state = State::new(8, 1, 0.01, 3);
+        let bytes = to_bytes(&state);
+        assert_eq!(u32::from_le_bytes(bytes[36..40].try_into().unwrap()), 771 * 8 + 1);
+        assert_eq!(from_bytes(&bytes).unwrap().net.buckets, 1);
+
+        let mut odd = bytes;
+        odd[36..40].copy_from_slice(&(771 * 8 + 2u32).to_le_bytes());
+        assert!(from_bytes(&odd).unwrap_err().contains("parameter count"));
     }
 }

@@ -21,6 +21,8 @@ DIR/epoch-N.lznn (the quantised network), and at the end DIR/final.lznn.
   --format F           auto (default: sniffed from each file), viri or text
   --out-dir DIR        where checkpoints and networks go (created if missing)
   --hidden H           hidden neurons per perspective (default 256)
+  --output-buckets B   sets of output weights, chosen by the number of pieces on the board,
+                       1 to 16 (default 1)
   --epochs N           passes over the training set (default 10)
   --batch N            positions per optimiser step (default 16384)
   --lr R               starting learning rate (default 0.001)
@@ -54,6 +56,7 @@ pub struct TrainArgs {
     pub format: Format,
     pub out_dir: PathBuf,
     pub hidden: Option<usize>,
+    pub buckets: Option<usize>,
     pub epochs: u32,
     pub batch: usize,
     pub lr: f32,
@@ -115,6 +118,7 @@ fn parse_train(args: &[String]) -> Result<TrainArgs, String> {
         format: Format::Auto,
         out_dir: PathBuf::new(),
         hidden: None,
+        buckets: None,
         epochs: 10,
         batch: 16384,
         lr: 0.001,
@@ -151,6 +155,9 @@ fn parse_train(args: &[String]) -> Result<TrainArgs, String> {
             }
             "--out-dir" => t.out_dir = value.into(),
             "--hidden" => t.hidden = Some(count(1)?.min(crate::nnue::MAX_HIDDEN as u64 + 1) as usize),
+            "--output-buckets" => {
+                t.buckets = Some(count(1)?.min(crate::nnue::MAX_BUCKETS as u64 + 1) as usize)
+            }
             "--epochs" => t.epochs = u32::try_from(count(1)?).map_err(|_| bad())?,
             "--batch" => t.batch = count(1)?.min(1 << 30) as usize,
             "--lr" => t.lr = number(1e-9, 10.0)? as f32,
@@ -189,6 +196,9 @@ fn parse_train(args: &[String]) -> Result<TrainArgs, String> {
     }
     if t.hidden.is_some_and(|h| h > crate::nnue::MAX_HIDDEN) {
         return Err(format!("--hidden is at most {}", crate::nnue::MAX_HIDDEN));
+    }
+    if t.buckets.is_some_and(|b| b > crate::nnue::MAX_BUCKETS) {
+        return Err(format!("--output-buckets is at most {}", crate::nnue::MAX_BUCKETS));
     }
     if t.data.is_empty() {
         return Err("train needs at least one --data FILE".into());

@@ -58,11 +58,18 @@ fn train(t: &TrainArgs) -> Result<(), String> {
             if t.hidden.is_some_and(|h| h != state.net.hidden) {
                 return Err(format!("{} has hidden size {}, not --hidden", path.display(), state.net.hidden));
             }
+            if t.buckets.is_some_and(|b| b != state.net.buckets) {
+                return Err(format!(
+                    "{} has {} output buckets, not --output-buckets",
+                    path.display(),
+                    state.net.buckets
+                ));
+            }
             state.optimiser.weight_decay = t.weight_decay;
             println!("resuming {} after epoch {}", path.display(), state.epoch);
             state
         }
-        None => State::new(t.hidden.unwrap_or(256), t.weight_decay, t.seed),
+        None => State::new(t.hidden.unwrap_or(256), t.buckets.unwrap_or(1), t.weight_decay, t.seed),
     };
     let started = Instant::now();
     let data = data::load(&t.data, t.format, t.filter).map_err(|e| e.to_string())?;
@@ -82,8 +89,9 @@ fn train(t: &TrainArgs) -> Result<(), String> {
     }
     println!("eval scale {:.1} (the training scores' results fit {fitted:.1})", objective.k);
     println!(
-        "hidden {}, epochs {}, batch {}, lr {} ({:?}), wdl {}, power {}, weight decay {}, mirror {}, {} threads",
+        "hidden {}, output buckets {}, epochs {}, batch {}, lr {} ({:?}), wdl {}, power {}, weight decay {}, mirror {}, {} threads",
         state.net.hidden,
+        state.net.buckets,
         t.epochs,
         t.batch,
         t.lr,
@@ -168,9 +176,10 @@ fn quantise(checkpoint_path: &Path, output: &Path) -> Result<(), String> {
     let state = checkpoint::read(checkpoint_path)?;
     QuantisedNetwork::from_float(&state.net).write(output)?;
     println!(
-        "wrote {} (hidden {}, after epoch {} of its run)",
+        "wrote {} (hidden {}, output buckets {}, after epoch {} of its run)",
         output.display(),
         state.net.hidden,
+        state.net.buckets,
         state.epoch
     );
     Ok(())
@@ -184,14 +193,15 @@ fn info(path: &Path) -> Result<(), String> {
         format!("{lo}..{hi}")
     };
     println!("{}: a valid network file", path.display());
-    println!("  magic LZNN, version {}, {} bytes", nnue::VERSION, bytes.len());
-    println!("  inputs 768, hidden {}, activation SCReLU", q.hidden);
+    let version = u32::from_le_bytes([bytes[4], bytes[5], bytes[6], bytes[7]]);
+    println!("  magic LZNN, version {version}, {} bytes", bytes.len());
+    println!("  inputs 768, hidden {}, activation SCReLU, output buckets {}", q.hidden, q.buckets);
     println!("  QA {}, QB {}, SCALE {}", nnue::QA, nnue::QB, nnue::SCALE);
-    println!("  hash {:#018x}", nnue::fnv1a(&bytes[nnue::HEADER_BYTES..]));
+    println!("  hash {:#018x}", q.hash());
     println!("  feature weights {}", range(&q.feature_weights));
     println!("  feature biases {}", range(&q.feature_biases));
     println!("  output weights {}", range(&q.output_weights));
-    println!("  output bias {}", q.output_bias);
+    println!("  output biases {:?}", q.output_biases);
     Ok(())
 }
 

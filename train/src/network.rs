@@ -1,18 +1,19 @@
-//! The float network and its gradient: 768 → H (shared by both perspectives) → SCReLU → 1.
+//! The float network and its gradient: 768 → H (shared by both perspectives) → SCReLU → 1,
+//! with B output buckets: B sets of output weights, of which the piece count picks one.
 //!
 //! All parameters live in one flat vector, so that the optimiser, the gradient reduction and the
 //! checkpoint treat them alike:
 //!
 //! ```text
-//! [ feature weights 768·H, feature-major | feature biases H | output weights 2H | output bias ]
+//! [ feature weights 768·H, feature-major | feature biases H | output weights B·2H | output biases B ]
 //! ```
 //!
-//! The output weights are the side to move's H, then the other side's H. The float output × 400
-//! is centipawns for the side to move (`nnue::SCALE`).
+//! Each bucket's output weights are the side to move's H, then the other side's H. The float
+//! output × 400 is centipawns for the side to move (`nnue::SCALE`).
 
 use crate::chess::{Colour, Piece, INPUTS, MAX_PIECES};
 use crate::data::Entry;
-use crate::nnue::SCALE;
+use crate::nnue::{output_bucket, SCALE};
 use crate::rng::Rng;
 
 /// The bound every weight is clipped to after each step, so that the quantised values fit i16.
@@ -21,28 +22,36 @@ pub const WEIGHT_CLIP: f32 = 1.98;
 #[derive(Clone, Debug, PartialEq)]
 pub struct Network {
     pub hidden: usize,
+    /// Output buckets, 1 to `nnue::MAX_BUCKETS`.
+    pub buckets: usize,
     pub params: Vec<f32>,
 }
 
 impl Network {
-    pub fn param_count(hidden: usize) -> usize {
-        INPUTS * hidden + hidden + 2 * hidden + 1
+    pub fn param_count(hidden: usize, buckets: usize) -> usize {
+        INPUTS * hidden + hidden + buckets * (2 * hidden + 1)
     }
 
-    pub fn zeroed(hidden: usize) -> Network {
-        Network { hidden, params: vec![0.0; Network::param_count(hidden)] }
+    pub fn zeroed(hidden: usize, buckets: usize) -> Network {
+        Network { hidden, buckets, params: vec![0.0; Network::param_count(hidden, buckets)] }
     }
 
     /// Uniform weights of the usual size for each layer's fan-in (about 32 active inputs for the
     /// first, 2H for the second) and zero biases.
-    pub fn random(hidden: usize, rng: &mut Rng) -> Network {
-        let mut net = Network::zeroed(hidden);
+    pub fn random(hidden: usize, buckets: usize, rng: &mut Rng) -> Network {
+        let mut net = Network::zeroed(hidden, buckets);
         let first = (3.0f32 / MAX_PIECES as f32).sqrt() * 0.5;
         let second = (3.0f32 / (2 * hidden) as f32).sqrt();
         net.params[..INPUTS * hidden].iter_mut().for_each(|w| *w = first * rng.symmetric());
-        let (start, end) = (INPUTS * hidden + hidden, INPUTS * hidden + 3 * hidden);
+        let start = INPUTS * hidden + hidden;
+        let end = start + buckets * 2 * hidden;
         net.params[start..end].iter_mut().for_each(|w| *w = second * rng.symmetric());
         net
+    }
+
+    /// Where the output weights start; the output biases follow all buckets' weights.
+    fn output_start(&self) -> usize {
+        INPUTS * self.hidden + self.hidden
     }
 
     pub fn feature_weights(&self) -> &[f32] {
@@ -54,13 +63,22 @@ impl Network {
         &self.params[INPUTS * h..INPUTS * h + h]
     }
 
+    /// Every bucket's output weights, bucket after bucket.
     pub fn output_weights(&self) -> &[f32] {
-        let h = self.hidden;
-        &self.params[INPUTS * h + h..INPUTS * h + 3 * h]
+        let start = self.output_start();
+        &self.params[start..start + self.buckets * 2 * self.hidden]
     }
 
-    pub fn output_bias(&self) -> f32 {
-        self.params[INPUTS * self.hidden + 3 * self.hidden]
+    /// One bias per bucket.
+    pub fn output_biases(&self) -> &[f32] {
+        &self.params[self.output_start() + self.buckets * 2 * self.hidden..]
+    }
+
+    /// The side to move's and the other side's output weights of `bucket`, and its bias.
+    fn output_layer(&self, bucket: usize) -> (&[f32], &[f32], f32) {
+        let h = self.hidden;
+        let weights = &self.output_weights()[bucket * 2 * h..(bucket + 1) * 2 * h];
+        (&weights[..h], &weights[h..], self.output_biases()[bucket])
     }
 
     /// The raw output for a position (× `SCALE` = centipawns, side to move's view).
@@ -74,6 +92,11 @@ impl Network {
             .map(|p| crate::chess::feature_index(stm.flip(), p.colour, p.kind, p.square) as u16)
             .collect();
         forward(self, &us, &them, &mut Scratch::new(self.hidden))
+    }
+
+    /// The output bucket of a position with `pieces` pieces on the board.
+    pub fn bucket(&self, pieces: usize) -> usize {
+        output_bucket(pieces, self.buckets)
     }
 }
 
@@ -157,8 +180,12 @@ pub struct Gradients {
 }
 
 impl Gradients {
-    pub fn new(hidden: usize) -> Gradients {
-        Gradients { values: vec![0.0; Network::param_count(hidden)], touched: [0; INPUTS / 64], hidden }
+    pub fn new(hidden: usize, buckets: usize) -> Gradients {
+        Gradients {
+            values: vec![0.0; Network::param_count(hidden, buckets)],
+            touched: [0; INPUTS / 64],
+            hidden,
+        }
     }
 
     fn rows(&self) -> impl Iterator<Item = usize> + '_ {
@@ -238,13 +265,13 @@ fn accumulate(net: &Network, features: &[u16], acc: &mut [f32]) {
     }
 }
 
-/// The raw output; leaves both accumulators in `scratch` for the backward pass.
+/// The raw output; leaves both accumulators in `scratch` for the backward pass. The bucket
+/// follows from the piece count, which is the number of features a perspective has.
 fn forward(net: &Network, us: &[u16], them: &[u16], scratch: &mut Scratch) -> f32 {
-    let h = net.hidden;
     accumulate(net, us, &mut scratch.acc_us);
     accumulate(net, them, &mut scratch.acc_them);
-    let out = net.output_weights();
-    screlu_dot(&scratch.acc_us, &out[..h]) + screlu_dot(&scratch.acc_them, &out[h..]) + net.output_bias()
+    let (w_us, w_them, bias) = net.output_layer(net.bucket(us.len()));
+    screlu_dot(&scratch.acc_us, w_us) + screlu_dot(&scratch.acc_them, w_them) + bias
 }
 
 /// One perspective's share of the backward pass: the output weights' gradient, and the gradient
@@ -306,13 +333,14 @@ pub fn backward(
     let (loss, d_p) = error(diff, objective.power);
     let d_out = d_p * p * (1.0 - p) * slope * weight;
 
-    let out_w = net.output_weights();
-    let base = INPUTS * h;
-    let (ft_b, rest) = grads.values[base..].split_at_mut(h);
-    let (g_out_w, g_out_b) = rest.split_at_mut(2 * h);
-    g_out_b[0] += d_out;
-    backprop_side(&scratch.acc_us, &out_w[..h], &mut g_out_w[..h], &mut scratch.grad_us, d_out);
-    backprop_side(&scratch.acc_them, &out_w[h..], &mut g_out_w[h..], &mut scratch.grad_them, d_out);
+    let bucket = net.bucket(n);
+    let (w_us, w_them, _) = net.output_layer(bucket);
+    let (ft_b, rest) = grads.values[INPUTS * h..].split_at_mut(h);
+    let (g_out_w, g_out_b) = rest.split_at_mut(net.buckets * 2 * h);
+    g_out_b[bucket] += d_out;
+    let (g_us, g_them) = g_out_w[bucket * 2 * h..(bucket + 1) * 2 * h].split_at_mut(h);
+    backprop_side(&scratch.acc_us, w_us, g_us, &mut scratch.grad_us, d_out);
+    backprop_side(&scratch.acc_them, w_them, g_them, &mut scratch.grad_them, d_out);
     for ((b, us), them) in ft_b.iter_mut().zip(&scratch.grad_us).zip(&scratch.grad_them) {
         *b += us + them;
     }

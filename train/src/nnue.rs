@@ -15,23 +15,36 @@ pub const SCALE: f32 = 400.0;
 const SCALE_INT: i32 = 400;
 
 pub const MAGIC: &[u8; 4] = b"LZNN";
-pub const VERSION: u32 = 1;
+/// Version 1 has one output bucket and no field for it; version 2 names the bucket count.
+pub const VERSION: u32 = 2;
 pub const ACTIVATION_SCRELU: u32 = 1;
-pub const HEADER_BYTES: usize = 40;
+/// The header's length in a version 1 file and in a version 2 file.
+pub const HEADER_BYTES_V1: usize = 40;
+pub const HEADER_BYTES: usize = 44;
 /// The largest hidden size a reader accepts: far above any useful network, it keeps a corrupt
 /// header from asking for an absurd allocation.
 pub const MAX_HIDDEN: usize = 1 << 16;
+/// The most output buckets a network may have (one for every two pieces on the board).
+pub const MAX_BUCKETS: usize = 16;
+
+/// The output bucket of a position with `pieces` pieces on the board, of `buckets`: the piece
+/// counts 2 to 32 cut into `buckets` runs of nearly equal length, fewest pieces first (with 8,
+/// runs of four: 2-5, 6-9, …, 30-32).
+pub fn output_bucket(pieces: usize, buckets: usize) -> usize {
+    (pieces.clamp(2, 32) - 2) * buckets / 31
+}
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct QuantisedNetwork {
     pub hidden: usize,
+    pub buckets: usize,
     /// 768 · H, feature-major.
     pub feature_weights: Vec<i16>,
     pub feature_biases: Vec<i16>,
-    /// The side to move's H, then the other side's H.
+    /// Bucket after bucket, the side to move's H, then the other side's H.
     pub output_weights: Vec<i16>,
-    /// At scale QA · QB.
-    pub output_bias: i32,
+    /// One per bucket, at scale QA · QB.
+    pub output_biases: Vec<i32>,
 }
 
 /// Why a network file was refused; names the field at fault.
@@ -64,41 +77,70 @@ impl QuantisedNetwork {
     pub fn from_float(net: &Network) -> QuantisedNetwork {
         QuantisedNetwork {
             hidden: net.hidden,
+            buckets: net.buckets,
             feature_weights: net.feature_weights().iter().map(|&w| quantise(w, QA)).collect(),
             feature_biases: net.feature_biases().iter().map(|&w| quantise(w, QA)).collect(),
             output_weights: net.output_weights().iter().map(|&w| quantise(w, QB)).collect(),
-            output_bias: (net.output_bias() * (QA * QB) as f32).round() as i32,
+            output_biases: net
+                .output_biases()
+                .iter()
+                .map(|&b| (b * (QA * QB) as f32).round() as i32)
+                .collect(),
         }
     }
 
-    /// The file's length for hidden size `hidden`.
-    pub fn file_len(hidden: usize) -> usize {
-        HEADER_BYTES + INPUTS * hidden * 2 + hidden * 2 + 2 * hidden * 2 + 4
+    /// The length of everything after the header.
+    pub fn body_len(hidden: usize, buckets: usize) -> usize {
+        INPUTS * hidden * 2 + hidden * 2 + buckets * (2 * hidden * 2 + 4)
+    }
+
+    /// The header's length: a one-bucket network is written as version 1, which every reader
+    /// of the format knows.
+    fn header_len(&self) -> usize {
+        if self.buckets == 1 {
+            HEADER_BYTES_V1
+        } else {
+            HEADER_BYTES
+        }
     }
 
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut body = Vec::with_capacity(Self::file_len(self.hidden) - HEADER_BYTES);
+        let mut body = Vec::with_capacity(Self::body_len(self.hidden, self.buckets));
         for v in self.feature_weights.iter().chain(&self.feature_biases).chain(&self.output_weights) {
             body.extend_from_slice(&v.to_le_bytes());
         }
-        body.extend_from_slice(&self.output_bias.to_le_bytes());
-        let mut out = Vec::with_capacity(HEADER_BYTES + body.len());
+        for b in &self.output_biases {
+            body.extend_from_slice(&b.to_le_bytes());
+        }
+        let version = if self.buckets == 1 { 1 } else { VERSION };
+        let mut fields =
+            vec![version, INPUTS as u32, self.hidden as u32, ACTIVATION_SCRELU, QA as u32, QB as u32];
+        fields.push(SCALE_INT as u32);
+        if version >= 2 {
+            fields.push(self.buckets as u32);
+        }
+        let mut out = Vec::with_capacity(self.header_len() + body.len());
         out.extend_from_slice(MAGIC);
-        for field in [VERSION, INPUTS as u32, self.hidden as u32, ACTIVATION_SCRELU, QA as u32, QB as u32] {
+        for field in fields {
             out.extend_from_slice(&field.to_le_bytes());
         }
-        out.extend_from_slice(&(SCALE_INT as u32).to_le_bytes());
         out.extend_from_slice(&fnv1a(&body).to_le_bytes());
         out.extend_from_slice(&body);
         out
     }
 
+    /// The content hash that names the network (the header's hash field).
+    pub fn hash(&self) -> u64 {
+        let bytes = self.to_bytes();
+        fnv1a(&bytes[self.header_len()..])
+    }
+
     /// Reads a network file's bytes, refusing any field that disagrees with the format.
     pub fn from_bytes(bytes: &[u8]) -> Result<QuantisedNetwork, NetworkError> {
         let bad = |m: String| Err(NetworkError(m));
-        if bytes.len() < HEADER_BYTES {
+        if bytes.len() < HEADER_BYTES_V1 {
             return bad(format!(
-                "length: {} bytes, shorter than the {HEADER_BYTES}-byte header",
+                "length: {} bytes, shorter than the {HEADER_BYTES_V1}-byte header",
                 bytes.len()
             ));
         }
@@ -107,8 +149,20 @@ impl QuantisedNetwork {
         }
         let field =
             |i: usize| u32::from_le_bytes(bytes[4 + 4 * i..8 + 4 * i].try_into().expect("four bytes"));
+        let version = field(0);
+        let header_len = match version {
+            1 => HEADER_BYTES_V1,
+            2 if bytes.len() >= HEADER_BYTES => HEADER_BYTES,
+            2 => {
+                return bad(format!(
+                    "length: {} bytes, shorter than the {HEADER_BYTES}-byte header",
+                    bytes.len()
+                ))
+            }
+            _ => return bad(format!("version: {version}, expected 1 or {VERSION}")),
+        };
         let expect = [
-            ("version", VERSION),
+            ("version", version),
             ("inputs", INPUTS as u32),
             ("hidden", 0),
             ("activation", ACTIVATION_SCRELU),
@@ -126,25 +180,38 @@ impl QuantisedNetwork {
         if hidden == 0 || hidden > MAX_HIDDEN {
             return bad(format!("hidden: {hidden}, expected 1 to {MAX_HIDDEN}"));
         }
-        let want_len = Self::file_len(hidden);
+        let buckets = if version == 1 { 1 } else { field(7) as usize };
+        if buckets == 0 || buckets > MAX_BUCKETS {
+            return bad(format!("output buckets: {buckets}, expected 1 to {MAX_BUCKETS}"));
+        }
+        let want_len = header_len + Self::body_len(hidden, buckets);
         if bytes.len() != want_len {
             return bad(format!(
-                "length: {} bytes, expected {want_len} for hidden size {hidden}",
+                "length: {} bytes, expected {want_len} for hidden size {hidden} and {buckets} output buckets",
                 bytes.len()
             ));
         }
-        let stored = u64::from_le_bytes(bytes[32..40].try_into().expect("eight bytes"));
-        let body = &bytes[HEADER_BYTES..];
+        let stored = u64::from_le_bytes(bytes[header_len - 8..header_len].try_into().expect("eight bytes"));
+        let body = &bytes[header_len..];
         if fnv1a(body) != stored {
             return bad(format!("hash: stored {stored:#018x}, the contents hash to {:#018x}", fnv1a(body)));
         }
-        let mut words = body.chunks_exact(2).map(|c| i16::from_le_bytes([c[0], c[1]]));
+        let (weights, biases) = body.split_at(body.len() - 4 * buckets);
+        let mut words = weights.chunks_exact(2).map(|c| i16::from_le_bytes([c[0], c[1]]));
         let mut take = |n: usize| words.by_ref().take(n).collect::<Vec<i16>>();
         let feature_weights = take(INPUTS * hidden);
         let feature_biases = take(hidden);
-        let output_weights = take(2 * hidden);
-        let output_bias = i32::from_le_bytes(body[body.len() - 4..].try_into().expect("four bytes"));
-        Ok(QuantisedNetwork { hidden, feature_weights, feature_biases, output_weights, output_bias })
+        let output_weights = take(buckets * 2 * hidden);
+        let output_biases =
+            biases.chunks_exact(4).map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+        Ok(QuantisedNetwork {
+            hidden,
+            buckets,
+            feature_weights,
+            feature_biases,
+            output_weights,
+            output_biases,
+        })
     }
 
     pub fn read(path: &Path) -> Result<QuantisedNetwork, String> {
@@ -176,16 +243,18 @@ impl QuantisedNetwork {
     /// the order of summation.
     pub fn evaluate(&self, pieces: &[Piece], stm: Colour) -> i32 {
         let h = self.hidden;
+        let bucket = output_bucket(pieces.len(), self.buckets);
+        let out = &self.output_weights[bucket * 2 * h..(bucket + 1) * 2 * h];
         let us = self.accumulator(pieces, stm);
         let them = self.accumulator(pieces, stm.flip());
         let mut sum = 0i32;
-        for (acc, weights) in [(&us, &self.output_weights[..h]), (&them, &self.output_weights[h..])] {
+        for (acc, weights) in [(&us, &out[..h]), (&them, &out[h..])] {
             for (&a, &w) in acc.iter().zip(weights) {
                 let c = i32::from(a).clamp(0, QA);
                 sum = sum.wrapping_add((c * c).wrapping_mul(i32::from(w)));
             }
         }
-        (sum / QA).wrapping_add(self.output_bias).wrapping_mul(SCALE_INT) / (QA * QB)
+        (sum / QA).wrapping_add(self.output_biases[bucket]).wrapping_mul(SCALE_INT) / (QA * QB)
     }
 }
 

@@ -33,9 +33,9 @@ pub struct State {
 }
 
 impl State {
-    pub fn new(hidden: usize, weight_decay: f32, seed: u64) -> State {
+    pub fn new(hidden: usize, buckets: usize, weight_decay: f32, seed: u64) -> State {
         let mut rng = Rng::new(seed);
-        let net = Network::random(hidden, &mut rng);
+        let net = Network::random(hidden, buckets, &mut rng);
         let optimiser = AdamW::new(net.params.len(), weight_decay);
         State { net, optimiser, epoch: 0, rng }
     }
@@ -65,9 +65,9 @@ pub struct Trainer {
 
 impl Trainer {
     pub fn new(state: State) -> Trainer {
-        let h = state.net.hidden;
+        let (h, b) = (state.net.hidden, state.net.buckets);
         let workers = (0..rayon::current_num_threads().max(1))
-            .map(|_| Worker { grads: Gradients::new(h), scratch: Scratch::new(h) })
+            .map(|_| Worker { grads: Gradients::new(h, b), scratch: Scratch::new(h) })
             .collect();
         Trainer { state, workers }
     }
@@ -203,7 +203,7 @@ mod tests {
             objective: Objective::default(),
             mirror: false,
         };
-        let mut unbroken = Trainer::new(State::new(8, 0.01, 4));
+        let mut unbroken = Trainer::new(State::new(8, 4, 0.01, 4));
         let mut valid_losses = Vec::new();
         unbroken
             .run(train, valid, &settings, &mut |r, _| {
@@ -213,7 +213,7 @@ mod tests {
             .unwrap();
 
         // The same run, stopped after its first checkpoint as if killed, then resumed from it.
-        let mut first = Trainer::new(State::new(8, 0.01, 4));
+        let mut first = Trainer::new(State::new(8, 4, 0.01, 4));
         let mut saved = Vec::new();
         let stopped = first.run(train, valid, &settings, &mut |_, state| {
             saved = checkpoint::to_bytes(state);
@@ -240,13 +240,13 @@ mod tests {
     fn a_mirrored_index_trains_on_the_mirrored_position() {
         let data = material_data(2, 3);
         let settings = Objective::default();
-        let mut marked = Trainer::new(State::new(4, 0.01, 7));
+        let mut marked = Trainer::new(State::new(4, 1, 0.01, 7));
         marked.step(&data, &[MIRRORED, 1], &settings, 0.01);
         let flipped = [data[0].mirrored(), data[1]];
-        let mut plain = Trainer::new(State::new(4, 0.01, 7));
+        let mut plain = Trainer::new(State::new(4, 1, 0.01, 7));
         plain.step(&flipped, &[0, 1], &settings, 0.01);
         assert!(marked.state == plain.state);
-        let mut unmarked = Trainer::new(State::new(4, 0.01, 7));
+        let mut unmarked = Trainer::new(State::new(4, 1, 0.01, 7));
         unmarked.step(&data, &[0, 1], &settings, 0.01);
         assert!(unmarked.state != plain.state, "the mirrored position must train differently");
     }
@@ -262,7 +262,7 @@ mod tests {
             objective: Objective::default(),
             mirror: false,
         };
-        let mut trainer = Trainer::new(State::new(4, 0.0, 1));
+        let mut trainer = Trainer::new(State::new(4, 1, 0.0, 1));
         let err = trainer.run(&data, &[], &settings, &mut |r, _| {
             if r.epoch == 2 {
                 Err("disk full".into())

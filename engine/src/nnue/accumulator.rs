@@ -202,7 +202,7 @@ impl AccumulatorStack {
         // The engine's own tests check every evaluated accumulator, in searches too.
         #[cfg(test)]
         assert_eq!(self.entries[self.top].acc, self.network.accumulate(pos), "{}", pos.to_fen());
-        self.network.evaluate(&self.entries[self.top].acc, pos.side_to_move())
+        self.network.evaluate(&self.entries[self.top].acc, pos.side_to_move(), pos.occupied().count())
     }
 
     /// Every accumulator from the root to the top, brought up to date (for tests).

@@ -1,21 +1,28 @@
-//! The network file (`docs/network-format.md`): a 40-byte header naming the architecture and
-//! the hash of the content, then the quantised weights, all little-endian. Reading refuses every
-//! file that is not exactly a network of this engine's architecture, with an error that names
-//! the problem; no input makes it panic.
+//! The network file (`docs/network-format.md`): a header naming the architecture and the hash
+//! of the content, then the quantised weights, all little-endian. Version 1 has one output
+//! bucket; version 2 adds a field for the bucket count. Reading refuses every file that is not
+//! exactly a network of this engine's architecture, with an error that names the problem; no
+//! input makes it panic.
 
 use super::simd::OUTPUT_WEIGHT_LIMIT;
-use super::{Column, Network, ACTIVATION_SCRELU, HIDDEN, INPUTS, QA, QB, SCALE};
+use super::{Column, Network, ACTIVATION_SCRELU, HIDDEN, INPUTS, MAX_OUTPUT_BUCKETS, QA, QB, SCALE};
 use std::fmt;
 use std::io::Read;
 use std::path::Path;
 
 pub const MAGIC: [u8; 4] = *b"LZNN";
-pub const FORMAT_VERSION: u32 = 1;
-/// Magic, seven u32 fields and the u64 hash.
+/// The newest version; every older one is read too.
+pub const FORMAT_VERSION: u32 = 2;
+/// Version 1: magic, seven u32 fields and the u64 hash.
 pub const HEADER_LEN: usize = 40;
-const HASH_OFFSET: usize = 32;
-/// The exact length of a file for this engine's architecture.
-pub(super) const FILE_LEN: usize = HEADER_LEN + 2 * (INPUTS * HIDDEN + HIDDEN + 2 * HIDDEN) + 4;
+/// Version 2: the output bucket count follows the seven fields.
+pub const HEADER_LEN_V2: usize = 44;
+const BUCKETS_OFFSET: usize = 32;
+
+/// The length of everything after the header, for `buckets` output buckets.
+pub(super) const fn body_len(buckets: usize) -> usize {
+    2 * (INPUTS * HIDDEN + HIDDEN) + buckets * (2 * 2 * HIDDEN + 4)
+}
 /// Files longer than this are not read to the end: no network of any sensible size is so large.
 const READ_LIMIT: usize = 64 << 20;
 
@@ -86,6 +93,10 @@ pub enum LoadError {
     TooLarge {
         limit: usize,
     },
+    /// A version 2 header with an output bucket count this engine cannot use.
+    OutputBuckets {
+        found: u32,
+    },
     Magic {
         found: [u8; 4],
     },
@@ -124,6 +135,12 @@ impl fmt::Display for LoadError {
                 found.escape_ascii(),
                 MAGIC.escape_ascii()
             ),
+            LoadError::Field { field: HeaderField::Version, found, .. } => {
+                write!(f, "format version is {found}, this engine reads 1 to {FORMAT_VERSION}")
+            }
+            LoadError::OutputBuckets { found } => {
+                write!(f, "the network has {found} output buckets, this engine reads 1 to {MAX_OUTPUT_BUCKETS}")
+            }
             LoadError::Field { field: HeaderField::HiddenSize, found, expected } => {
                 write!(f, "the network's hidden size is {found}, but this engine is built for {expected}")
             }
@@ -152,14 +169,26 @@ pub fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &b| (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
 }
 
+/// The hash stored in a file's header: that of everything after the header.
+pub(super) fn content_hash(file: &[u8]) -> u64 {
+    let header = if u32_at(file, HeaderField::Version.offset()) == 1 { HEADER_LEN } else { HEADER_LEN_V2 };
+    fnv1a(&file[header..])
+}
+
 fn u32_at(bytes: &[u8], offset: usize) -> u32 {
     let mut word = [0; 4];
     word.copy_from_slice(&bytes[offset..offset + 4]);
     u32::from_le_bytes(word)
 }
 
+/// What a valid header says: its length and the number of output buckets.
+struct Header {
+    len: usize,
+    buckets: usize,
+}
+
 /// Magic and architecture fields, in file order: the first disagreement is the error.
-fn check_header(bytes: &[u8]) -> Result<(), LoadError> {
+fn check_header(bytes: &[u8]) -> Result<Header, LoadError> {
     if bytes.len() < HEADER_LEN {
         return Err(LoadError::TooShort { len: bytes.len() });
     }
@@ -168,13 +197,28 @@ fn check_header(bytes: &[u8]) -> Result<(), LoadError> {
     if magic != MAGIC {
         return Err(LoadError::Magic { found: magic });
     }
+    let version = u32_at(bytes, HeaderField::Version.offset());
     for field in HeaderField::ALL {
         let found = u32_at(bytes, field.offset());
-        if found != field.expected() {
+        let valid = match field {
+            HeaderField::Version => (1..=FORMAT_VERSION).contains(&found),
+            _ => found == field.expected(),
+        };
+        if !valid {
             return Err(LoadError::Field { field, found, expected: field.expected() });
         }
     }
-    Ok(())
+    if version == 1 {
+        return Ok(Header { len: HEADER_LEN, buckets: 1 });
+    }
+    if bytes.len() < HEADER_LEN_V2 {
+        return Err(LoadError::TooShort { len: bytes.len() });
+    }
+    let buckets = u32_at(bytes, BUCKETS_OFFSET);
+    if !(1..=MAX_OUTPUT_BUCKETS as u32).contains(&buckets) {
+        return Err(LoadError::OutputBuckets { found: buckets });
+    }
+    Ok(Header { len: HEADER_LEN_V2, buckets: buckets as usize })
 }
 
 /// Fills `columns` in order from `values`.
@@ -187,37 +231,42 @@ fn fill(columns: &mut [Column], values: &mut impl Iterator<Item = i16>) {
 impl Network {
     /// Read a network from the bytes of a file.
     pub fn from_bytes(bytes: &[u8]) -> Result<Network, LoadError> {
-        check_header(bytes)?;
-        if bytes.len() != FILE_LEN {
-            return Err(LoadError::Length { found: bytes.len(), expected: FILE_LEN });
+        let header = check_header(bytes)?;
+        let expected = header.len + body_len(header.buckets);
+        if bytes.len() != expected {
+            return Err(LoadError::Length { found: bytes.len(), expected });
         }
         let mut stored = [0; 8];
-        stored.copy_from_slice(&bytes[HASH_OFFSET..HEADER_LEN]);
+        stored.copy_from_slice(&bytes[header.len - 8..header.len]);
         let stored = u64::from_le_bytes(stored);
-        let computed = fnv1a(&bytes[HEADER_LEN..]);
+        let computed = fnv1a(&bytes[header.len..]);
         if stored != computed {
             return Err(LoadError::Hash { stored, computed });
         }
 
-        let (weights, bias) = bytes[HEADER_LEN..].split_at(FILE_LEN - HEADER_LEN - 4);
+        let (weights, biases) = bytes[header.len..].split_at(expected - header.len - 4 * header.buckets);
         let mut values = weights.chunks_exact(2).map(|pair| i16::from_le_bytes([pair[0], pair[1]]));
         let mut feature_weights = vec![Column::ZERO; INPUTS].into_boxed_slice();
         let mut feature_bias = [Column::ZERO];
-        let mut output_weights = [Column::ZERO; 2];
+        let mut output_weights = vec![[Column::ZERO; 2]; header.buckets].into_boxed_slice();
         fill(&mut feature_weights, &mut values);
         fill(&mut feature_bias, &mut values);
-        fill(&mut output_weights, &mut values);
-        let output_bias = i32::from_le_bytes([bias[0], bias[1], bias[2], bias[3]]);
+        fill(output_weights.as_flattened_mut(), &mut values);
+        let output_biases = biases
+            .chunks_exact(4)
+            .map(|word| i32::from_le_bytes([word[0], word[1], word[2], word[3]]))
+            .collect();
 
-        let out_of_range = output_weights
+        let outputs = output_weights.as_flattened();
+        let out_of_range = outputs
             .iter()
             .flat_map(|c| c.0.iter())
             .position(|w| w.unsigned_abs() > OUTPUT_WEIGHT_LIMIT as u16);
         if let Some(index) = out_of_range {
-            let value = output_weights[index / HIDDEN].0[index % HIDDEN];
+            let value = outputs[index / HIDDEN].0[index % HIDDEN];
             return Err(LoadError::OutputWeight { index, value });
         }
-        Ok(Network::from_parts(feature_weights, feature_bias[0], output_weights, output_bias, computed))
+        Ok(Network::from_parts(feature_weights, feature_bias[0], output_weights, output_biases, computed))
     }
 
     /// Read a network file.
@@ -234,19 +283,32 @@ impl Network {
         Network::from_bytes(&bytes)
     }
 
-    /// The network as a file.
+    /// The network as a file: version 1 when it has one output bucket (so that every reader of
+    /// the format takes it), version 2 otherwise.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut payload = Vec::with_capacity(FILE_LEN - HEADER_LEN);
-        let columns = self.feature_weights().iter().chain([self.feature_bias()]).chain(self.output_weights());
+        let buckets = self.buckets();
+        let mut payload = Vec::with_capacity(body_len(buckets));
+        let columns = self
+            .feature_weights()
+            .iter()
+            .chain([self.feature_bias()])
+            .chain(self.output_weights().as_flattened());
         for value in columns.flat_map(|c| c.0.iter()) {
             payload.extend_from_slice(&value.to_le_bytes());
         }
-        payload.extend_from_slice(&self.output_bias().to_le_bytes());
+        for bias in self.output_biases() {
+            payload.extend_from_slice(&bias.to_le_bytes());
+        }
 
-        let mut bytes = Vec::with_capacity(FILE_LEN);
+        let version = if buckets == 1 { 1 } else { FORMAT_VERSION };
+        let mut bytes = Vec::with_capacity(HEADER_LEN_V2 + payload.len());
         bytes.extend_from_slice(&MAGIC);
         for field in HeaderField::ALL {
-            bytes.extend_from_slice(&field.expected().to_le_bytes());
+            let value = if field == HeaderField::Version { version } else { field.expected() };
+            bytes.extend_from_slice(&value.to_le_bytes());
+        }
+        if version >= 2 {
+            bytes.extend_from_slice(&(buckets as u32).to_le_bytes());
         }
         bytes.extend_from_slice(&fnv1a(&payload).to_le_bytes());
         bytes.extend_from_slice(&payload);

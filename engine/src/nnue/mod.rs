@@ -18,7 +18,7 @@ pub mod simd;
 mod tests;
 
 pub use accumulator::{AccumulatorStack, FeatureDelta};
-pub use format::{HeaderField, LoadError, FORMAT_VERSION, HEADER_LEN, MAGIC};
+pub use format::{HeaderField, LoadError, FORMAT_VERSION, HEADER_LEN, HEADER_LEN_V2, MAGIC};
 pub use network::Network;
 
 use crate::board::{Color, Piece, Square};
@@ -36,6 +36,15 @@ pub const QB: i32 = 64;
 pub const SCALE: i32 = 400;
 /// The activation code of SCReLU in the file header.
 pub const ACTIVATION_SCRELU: u32 = 1;
+/// The most output buckets a network may have.
+pub const MAX_OUTPUT_BUCKETS: usize = 16;
+
+/// Which of `buckets` output layers a position with `pieces` pieces on the board uses: the
+/// counts 2 to 32 cut into `buckets` runs of nearly equal length, fewest pieces first.
+#[inline]
+pub fn output_bucket(pieces: u32, buckets: usize) -> usize {
+    (pieces.clamp(2, 32) as usize - 2) * buckets / 31
+}
 
 /// The network the engine starts with and that an empty `EvalFile` returns to (`None` would make
 /// the hand-crafted evaluation the default). How it was trained: docs/nnue.md. A test checks that

@@ -2,7 +2,7 @@
 //! scratch, and the output layer on an accumulator.
 
 use super::simd::{Kernels, OUTPUT_WEIGHT_LIMIT};
-use super::{feature_index, Accumulator, Column, HIDDEN, INPUTS, QA, QB, SCALE};
+use super::{feature_index, output_bucket, Accumulator, Column, HIDDEN, INPUTS, QA, QB, SCALE};
 use crate::board::{Color, Piece, Position, Square};
 
 /// A loaded network. Immutable once made; searchers share it through an `Arc`.
@@ -10,10 +10,11 @@ pub struct Network {
     /// One column of `HIDDEN` weights per input feature.
     feature_weights: Box<[Column]>,
     feature_bias: Column,
-    /// Applied to the side to move's activations, then to the other side's.
-    output_weights: [Column; 2],
-    /// At scale QA · QB.
-    output_bias: i32,
+    /// One pair per output bucket: applied to the side to move's activations, then to the other
+    /// side's.
+    output_weights: Box<[[Column; 2]]>,
+    /// One per output bucket, at scale QA · QB.
+    output_biases: Box<[i32]>,
     /// The FNV-1a hash of the file's content, which names the network.
     hash: u64,
     kernels: Kernels,
@@ -23,27 +24,35 @@ impl Network {
     pub(super) fn from_parts(
         feature_weights: Box<[Column]>,
         feature_bias: Column,
-        output_weights: [Column; 2],
-        output_bias: i32,
+        output_weights: Box<[[Column; 2]]>,
+        output_biases: Box<[i32]>,
         hash: u64,
     ) -> Network {
         debug_assert_eq!(feature_weights.len(), INPUTS);
+        debug_assert_eq!(output_weights.len(), output_biases.len());
+        debug_assert!((1..=super::MAX_OUTPUT_BUCKETS).contains(&output_weights.len()));
         debug_assert!(output_weights
             .iter()
+            .flatten()
             .all(|c| c.0.iter().all(|w| w.unsigned_abs() <= OUTPUT_WEIGHT_LIMIT as u16)));
         Network {
             feature_weights,
             feature_bias,
             output_weights,
-            output_bias,
+            output_biases,
             hash,
             kernels: Kernels::detected(),
         }
     }
 
-    /// A network of random weights of the sizes trained networks have, the same for the same
-    /// seed: for tests and for measuring speed before a trained network exists.
+    /// A network of random weights of the sizes trained networks have, with one output bucket,
+    /// the same for the same seed: for tests and for measuring speed.
     pub fn random(seed: u64) -> Network {
+        Network::random_bucketed(seed, 1)
+    }
+
+    /// `random` with `buckets` output buckets (1 to `MAX_OUTPUT_BUCKETS`).
+    pub fn random_bucketed(seed: u64, buckets: usize) -> Network {
         let mut state = seed ^ 0x6a09_e667_f3bc_c909;
         let mut next = move |range: i32| -> i16 {
             // xorshift64*, reduced to -range..=range.
@@ -56,10 +65,11 @@ impl Network {
         let mut column = |range: i32| Column(std::array::from_fn(|_| next(range)));
         let feature_weights: Box<[Column]> = (0..INPUTS).map(|_| column(60)).collect();
         let feature_bias = column(80);
-        let output_weights = [column(6), column(6)];
-        let network = Network::from_parts(feature_weights, feature_bias, output_weights, 0, 0);
+        let output_weights = (0..buckets).map(|_| [column(6), column(6)]).collect();
+        let output_biases = (0..buckets as i32).map(|b| 1000 * b).collect();
+        let network = Network::from_parts(feature_weights, feature_bias, output_weights, output_biases, 0);
         // The hash of the file it would be, so that it names the network as a loaded one would.
-        let hash = super::format::fnv1a(&network.to_bytes()[super::HEADER_LEN..]);
+        let hash = super::format::content_hash(&network.to_bytes());
         Network { hash, ..network }
     }
 
@@ -85,12 +95,19 @@ impl Network {
         &self.feature_bias
     }
 
-    pub fn output_weights(&self) -> &[Column; 2] {
+    /// Output buckets, 1 to `MAX_OUTPUT_BUCKETS`.
+    pub fn buckets(&self) -> usize {
+        self.output_weights.len()
+    }
+
+    /// Each bucket's output weights.
+    pub fn output_weights(&self) -> &[[Column; 2]] {
         &self.output_weights
     }
 
-    pub fn output_bias(&self) -> i32 {
-        self.output_bias
+    /// Each bucket's output bias.
+    pub fn output_biases(&self) -> &[i32] {
+        &self.output_biases
     }
 
     /// The column of `piece` on `square` seen from `perspective`.
@@ -118,25 +135,23 @@ impl Network {
         acc
     }
 
-    /// The evaluation in centipawns from `stm`'s point of view, exactly as the format defines
-    /// it. Unbounded: the search clamps it into its range of evaluations.
+    /// The evaluation in centipawns from `stm`'s point of view of a position with `pieces`
+    /// pieces on the board, exactly as the format defines it. Unbounded: the search clamps it
+    /// into its range of evaluations.
     #[inline]
-    pub fn evaluate(&self, acc: &Accumulator, stm: Color) -> i32 {
-        let sum = self.kernels.screlu_output(
-            acc.perspective(stm),
-            acc.perspective(!stm),
-            &self.output_weights[0],
-            &self.output_weights[1],
-        );
+    pub fn evaluate(&self, acc: &Accumulator, stm: Color, pieces: u32) -> i32 {
+        let bucket = output_bucket(pieces, self.buckets());
+        let [w_us, w_them] = &self.output_weights[bucket];
+        let sum = self.kernels.screlu_output(acc.perspective(stm), acc.perspective(!stm), w_us, w_them);
         // In i64: the bias may be any i32. The result is below 2³¹ · 400 / (QA · QB) in size.
-        let hidden = i64::from(sum / QA) + i64::from(self.output_bias);
+        let hidden = i64::from(sum / QA) + i64::from(self.output_biases[bucket]);
         (hidden * i64::from(SCALE) / i64::from(QA * QB)) as i32
     }
 
     /// The evaluation of `pos` from scratch (for `eval` and tests; the search updates its
     /// accumulators incrementally).
     pub fn evaluate_position(&self, pos: &Position) -> i32 {
-        self.evaluate(&self.accumulate(pos), pos.side_to_move())
+        self.evaluate(&self.accumulate(pos), pos.side_to_move(), pos.occupied().count())
     }
 }
 
@@ -144,7 +159,8 @@ impl std::fmt::Debug for Network {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "Network {{ hidden: {HIDDEN}, hash: {:#018x}, kernels: {} }}",
+            "Network {{ hidden: {HIDDEN}, output buckets: {}, hash: {:#018x}, kernels: {} }}",
+            self.buckets(),
             self.hash,
             self.kernels.name()
         )

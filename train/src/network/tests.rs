@@ -32,13 +32,17 @@ fn entries(objective_scores: &[(i16, u8)]) -> Vec<Entry> {
         .collect()
 }
 
-/// An independent f64 evaluation of the mean error, straight from the architecture's definition.
-fn reference_loss(params: &[f64], h: usize, data: &[Entry], obj: &Objective) -> f64 {
+/// An independent f64 evaluation of the mean error, straight from the architecture's definition
+/// (docs/network-format.md) for `buckets` output buckets.
+fn reference_loss(params: &[f64], h: usize, buckets: usize, data: &[Entry], obj: &Objective) -> f64 {
     let sig = |x: f64| 1.0 / (1.0 + (-x).exp());
     let mut total = 0.0;
     for e in data {
         let stm = e.side_to_move();
-        let mut out = params[INPUTS * h + 3 * h];
+        let pieces = e.pieces().count();
+        let bucket = (pieces.clamp(2, 32) - 2) * buckets / 31;
+        let out_w = INPUTS * h + h + bucket * 2 * h;
+        let mut out = params[INPUTS * h + h + buckets * 2 * h + bucket];
         for (side, perspective) in [(0, stm), (1, stm.flip())] {
             for i in 0..h {
                 let mut acc = params[INPUTS * h + i];
@@ -46,7 +50,7 @@ fn reference_loss(params: &[f64], h: usize, data: &[Entry], obj: &Objective) -> 
                     acc += params[feature_index(perspective, p.colour, p.kind, p.square) * h + i];
                 }
                 let c = acc.clamp(0.0, 1.0);
-                out += c * c * params[INPUTS * h + h + side * h + i];
+                out += c * c * params[out_w + side * h + i];
             }
         }
         let target = f64::from(obj.wdl) * f64::from(e.result())
@@ -61,16 +65,18 @@ fn reference_loss(params: &[f64], h: usize, data: &[Entry], obj: &Objective) -> 
 fn gradients_match_finite_differences() {
     let h = 5;
     let data = entries(&SCORES_AND_RESULTS);
-    for (seed, power) in [(1u64, 2.0f32), (2, 2.5)] {
+    // Four buckets: the positions' piece counts fall in three of them, and the fourth must get
+    // no gradient.
+    for (seed, power, buckets) in [(1u64, 2.0f32, 1), (2, 2.5, 1), (3, 2.0, 4)] {
         let mut rng = Rng::new(seed);
-        let mut net = Network::random(h, &mut rng);
+        let mut net = Network::random(h, buckets, &mut rng);
         // Larger weights and biases than the start of training, so that some accumulators sit
         // inside (0, 1), some below and some above.
         for w in net.params.iter_mut() {
             *w = 0.35 * rng.symmetric();
         }
         let obj = Objective { wdl: 0.3, power, k: 400.0 };
-        let mut grads = Gradients::new(h);
+        let mut grads = Gradients::new(h, buckets);
         let mut scratch = Scratch::new(h);
         let weight = 1.0 / data.len() as f32;
         let mut loss = 0.0;
@@ -78,7 +84,7 @@ fn gradients_match_finite_differences() {
             loss += backward(&net, e, &obj, weight, &mut scratch, &mut grads) as f64 * f64::from(weight);
         }
         let mut params: Vec<f64> = net.params.iter().map(|&w| f64::from(w)).collect();
-        let base = reference_loss(&params, h, &data, &obj);
+        let base = reference_loss(&params, h, buckets, &data, &obj);
         assert!((loss - base).abs() < 1e-5 * base.max(1e-3), "forward {loss} vs reference {base}");
 
         let eps = 1e-6;
@@ -86,9 +92,9 @@ fn gradients_match_finite_differences() {
         for i in 0..params.len() {
             let keep = params[i];
             params[i] = keep + eps;
-            let up = reference_loss(&params, h, &data, &obj);
+            let up = reference_loss(&params, h, buckets, &data, &obj);
             params[i] = keep - eps;
-            let down = reference_loss(&params, h, &data, &obj);
+            let down = reference_loss(&params, h, buckets, &data, &obj);
             params[i] = keep;
             let numeric = (up - down) / (2.0 * eps);
             let analytic = f64::from(grads.values[i]);
@@ -110,7 +116,7 @@ fn the_loss_of_an_evaluation_is_the_loss_of_the_network_that_gave_it() {
     let data = entries(&SCORES_AND_RESULTS);
     let h = 8;
     let mut rng = Rng::new(7);
-    let mut net = Network::random(h, &mut rng);
+    let mut net = Network::random(h, 8, &mut rng);
     for w in net.params.iter_mut() {
         *w = 0.35 * rng.symmetric();
     }
@@ -119,7 +125,7 @@ fn the_loss_of_an_evaluation_is_the_loss_of_the_network_that_gave_it() {
     for e in &data {
         let pieces: Vec<_> = e.pieces().collect();
         let centipawns = net.output(&pieces, e.side_to_move()) * SCALE;
-        let reference = reference_loss(&params, h, std::slice::from_ref(e), &obj);
+        let reference = reference_loss(&params, h, 8, std::slice::from_ref(e), &obj);
         let got = f64::from(loss_of_eval(centipawns, e, &obj));
         assert!((got - reference).abs() < 1e-5, "{got} against {reference}");
     }
@@ -132,14 +138,14 @@ fn the_loss_of_an_evaluation_is_the_loss_of_the_network_that_gave_it() {
 #[test]
 fn clearing_and_adding_gradients_touch_only_used_rows() {
     let h = 4;
-    let net = Network::random(h, &mut Rng::new(9));
+    let net = Network::random(h, 1, &mut Rng::new(9));
     let data = entries(&[(50, 2), (-50, 0)]);
     let obj = Objective::default();
     let mut scratch = Scratch::new(h);
-    let (mut a, mut b) = (Gradients::new(h), Gradients::new(h));
+    let (mut a, mut b) = (Gradients::new(h, 1), Gradients::new(h, 1));
     backward(&net, &data[0], &obj, 1.0, &mut scratch, &mut a);
     backward(&net, &data[1], &obj, 1.0, &mut scratch, &mut b);
-    let mut both = Gradients::new(h);
+    let mut both = Gradients::new(h, 1);
     backward(&net, &data[0], &obj, 1.0, &mut scratch, &mut both);
     backward(&net, &data[1], &obj, 1.0, &mut scratch, &mut both);
     a.add(&b);
@@ -207,7 +213,7 @@ fn a_tiny_network_learns_material() {
         objective: Objective { wdl: 0.0, power: 2.0, k: 400.0 },
         mirror: true,
     };
-    let mut trainer = Trainer::new(State::new(16, 0.01, 5));
+    let mut trainer = Trainer::new(State::new(16, 1, 0.01, 5));
     let start = trainer.mean_loss(&data, &settings.objective);
     let mut losses = Vec::new();
     trainer

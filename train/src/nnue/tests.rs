@@ -3,9 +3,9 @@ use crate::chess::{parse_fen, PieceType};
 use crate::network::tests::positions;
 use crate::rng::Rng;
 
-fn random_network(hidden: usize, seed: u64) -> Network {
+fn random_network(hidden: usize, buckets: usize, seed: u64) -> Network {
     let mut rng = Rng::new(seed);
-    let mut net = Network::random(hidden, &mut rng);
+    let mut net = Network::random(hidden, buckets, &mut rng);
     // Weights of a trained network's size: feature weights and biases within a few tenths,
     // output weights up to about one, with some at the clip.
     let h = hidden;
@@ -21,19 +21,42 @@ fn random_network(hidden: usize, seed: u64) -> Network {
             *w = if rng.below(2) == 0 { 1.98 } else { -1.98 };
         }
     }
-    let last = net.params.len() - 1;
-    net.params[last] = 0.05;
+    let biases = net.params.len() - buckets;
+    for (b, w) in net.params[biases..].iter_mut().enumerate() {
+        *w = 0.05 * (b as f32 - 1.5);
+    }
     net
 }
 
 #[test]
+fn output_buckets_cut_the_piece_counts_evenly() {
+    let of = |buckets: usize| (0..=40).map(|n| output_bucket(n, buckets)).collect::<Vec<_>>();
+    assert!(of(1).iter().all(|&b| b == 0));
+    let eight = of(8);
+    assert_eq!(
+        (eight[0], eight[2], eight[5], eight[6], eight[29], eight[30], eight[32], eight[40]),
+        (0, 0, 0, 1, 6, 7, 7, 7)
+    );
+    for buckets in 1..=MAX_BUCKETS {
+        let used: std::collections::BTreeSet<usize> = of(buckets).into_iter().collect();
+        assert_eq!(used.len(), buckets, "{buckets} buckets");
+        assert!(used.iter().all(|&b| b < buckets));
+    }
+}
+
+#[test]
 fn file_round_trip() {
-    let q = QuantisedNetwork::from_float(&random_network(32, 1));
-    let bytes = q.to_bytes();
-    assert_eq!(bytes.len(), QuantisedNetwork::file_len(32));
-    assert_eq!(&bytes[0..4], b"LZNN");
-    assert_eq!(u32::from_le_bytes(bytes[12..16].try_into().unwrap()), 32);
-    assert_eq!(QuantisedNetwork::from_bytes(&bytes).unwrap(), q);
+    for (buckets, version, header) in [(1, 1, HEADER_BYTES_V1), (8, 2, HEADER_BYTES)] {
+        let q = QuantisedNetwork::from_float(&random_network(32, buckets, 1));
+        let bytes = q.to_bytes();
+        assert_eq!(bytes.len(), header + QuantisedNetwork::body_len(32, buckets));
+        assert_eq!(&bytes[0..4], b"LZNN");
+        assert_eq!(u32::from_le_bytes(bytes[4..8].try_into().unwrap()), version);
+        assert_eq!(u32::from_le_bytes(bytes[12..16].try_into().unwrap()), 32);
+        assert_eq!(q.hash(), u64::from_le_bytes(bytes[header - 8..header].try_into().unwrap()));
+        assert_eq!(QuantisedNetwork::from_bytes(&bytes).unwrap(), q);
+    }
+    let q = QuantisedNetwork::from_float(&random_network(32, 3, 1));
 
     let path = std::env::temp_dir().join(format!("lazuli-train-{}-round.lznn", std::process::id()));
     q.write(&path).unwrap();
@@ -44,7 +67,7 @@ fn file_round_trip() {
 
 #[test]
 fn corrupt_network_files_name_the_field() {
-    let good = QuantisedNetwork::from_float(&random_network(8, 2)).to_bytes();
+    let good = QuantisedNetwork::from_float(&random_network(8, 1, 2)).to_bytes();
     let with = |offset: usize, value: u32| {
         let mut b = good.clone();
         b[offset..offset + 4].copy_from_slice(&value.to_le_bytes());
@@ -57,7 +80,7 @@ fn corrupt_network_files_name_the_field() {
     let cases: Vec<(Vec<u8>, &str)> = vec![
         (b"LZN".to_vec(), "length"),
         (with(0, u32::from_le_bytes(*b"LZNX")), "magic"),
-        (with(4, 2), "version"),
+        (with(4, 3), "version"),
         (with(8, 769), "inputs"),
         (with(12, 0), "hidden"),
         (with(12, 9), "length"),
@@ -70,6 +93,18 @@ fn corrupt_network_files_name_the_field() {
         (good[..good.len() - 1].to_vec(), "length"),
         (longer, "length"),
     ];
+    let bucketed = QuantisedNetwork::from_float(&random_network(8, 4, 2)).to_bytes();
+    let with_buckets = |value: u32| {
+        let mut b = bucketed.clone();
+        b[32..36].copy_from_slice(&value.to_le_bytes());
+        b
+    };
+    let cases = cases.into_iter().chain([
+        (with_buckets(0), "output buckets"),
+        (with_buckets(17), "output buckets"),
+        (with_buckets(3), "length"),
+        (bucketed[..42].to_vec(), "length"),
+    ]);
     for (bytes, field) in cases {
         let err = QuantisedNetwork::from_bytes(&bytes).expect_err(field);
         assert!(err.0.starts_with(field), "{err} should name {field}");
@@ -83,7 +118,7 @@ fn integer_formula_by_hand() {
     // H = 1: the white king on e1 adds 0.5 (127.5 → 128) to a bias of 0.25 (63.75 → 64), so the
     // side to move's accumulator is 192 when White is to move; the black king on e8 seen by Black
     // is the same feature, so the other accumulator is 192 too.
-    let mut net = Network::zeroed(1);
+    let mut net = Network::zeroed(1, 1);
     let king = crate::feature_index(Colour::White, Colour::White, PieceType::King, 4);
     net.params[king] = 0.5;
     net.params[INPUTS] = 0.25;
@@ -92,14 +127,14 @@ fn integer_formula_by_hand() {
     net.params[INPUTS + 3] = 0.1; // → round(1632) = 1632
     let q = QuantisedNetwork::from_float(&net);
     assert_eq!((q.feature_weights[king], q.feature_biases[0]), (128, 64));
-    assert_eq!((q.output_weights.clone(), q.output_bias), (vec![48, -16], 1632));
+    assert_eq!((q.output_weights.clone(), q.output_biases.clone()), (vec![48, -16], vec![1632]));
     let (pieces, stm) = parse_fen("4k3/8/8/8/8/8/8/4K3 w - - 0 1").unwrap();
     // sum = 192² · 48 + 192² · (-16) = 1179648; / 255 = 4626; + 1632 = 6258; · 400 / 16320 = 153.
     assert_eq!(q.evaluate(&pieces, stm), 153);
     // A negative total rounds toward zero: flip the output weights' signs and drop the bias.
     let mut neg = q.clone();
     neg.output_weights = vec![-48, 16];
-    neg.output_bias = 0;
+    neg.output_biases = vec![0];
     // -1179648 / 255 = -4626 (toward zero); · 400 = -1850400; / 16320 = -113.38… → -113.
     assert_eq!(neg.evaluate(&pieces, stm), -113);
 }
@@ -107,7 +142,7 @@ fn integer_formula_by_hand() {
 /// The float network with the quantised weights put back into floats: the integer evaluation
 /// must give its output up to the two truncating divisions (under 1.1 cp together).
 fn dequantised(q: &QuantisedNetwork) -> Network {
-    let mut net = Network::zeroed(q.hidden);
+    let mut net = Network::zeroed(q.hidden, q.buckets);
     let h = q.hidden;
     for (i, &w) in q.feature_weights.iter().chain(&q.feature_biases).enumerate() {
         net.params[i] = f32::from(w) / QA as f32;
@@ -115,13 +150,16 @@ fn dequantised(q: &QuantisedNetwork) -> Network {
     for (i, &w) in q.output_weights.iter().enumerate() {
         net.params[INPUTS * h + h + i] = f32::from(w) / QB as f32;
     }
-    net.params[INPUTS * h + 3 * h] = q.output_bias as f32 / (QA * QB) as f32;
+    let biases = net.params.len() - q.buckets;
+    for (i, &b) in q.output_biases.iter().enumerate() {
+        net.params[biases + i] = b as f32 / (QA * QB) as f32;
+    }
     net
 }
 
 #[test]
 fn integer_evaluation_is_the_formula_on_the_stored_weights() {
-    let q = QuantisedNetwork::from_float(&random_network(256, 7));
+    let q = QuantisedNetwork::from_float(&random_network(256, 8, 7));
     let net = dequantised(&q);
     let mut spread = 0.0f32;
     for (pieces, stm) in positions() {
@@ -149,7 +187,7 @@ fn quantised_output_follows_the_float_network() {
         objective: Objective { wdl: 0.0, power: 2.0, k: 400.0 },
         mirror: false,
     };
-    let mut trainer = Trainer::new(State::new(256, 0.01, 3));
+    let mut trainer = Trainer::new(State::new(256, 1, 0.01, 3));
     trainer.run(&data, &[], &settings, &mut |_, _| Ok(())).unwrap();
     let net = &trainer.state.net;
     let q = QuantisedNetwork::from_float(net);
@@ -170,7 +208,7 @@ fn quantised_output_follows_the_float_network() {
 
 #[test]
 fn colour_mirrored_positions_evaluate_alike() {
-    let q = QuantisedNetwork::from_float(&random_network(64, 3));
+    let q = QuantisedNetwork::from_float(&random_network(64, 4, 3));
     for (pieces, stm) in positions() {
         let mirrored: Vec<Piece> = pieces
             .iter()

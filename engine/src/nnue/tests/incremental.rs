@@ -137,7 +137,7 @@ fn compare(
 
 #[test]
 fn incremental_accumulators_equal_fresh_ones() {
-    let networks = [Arc::new(Network::random(21)), Arc::new(extreme_network(22))];
+    let networks = [Arc::new(Network::random(21)), Arc::new(extreme_network(22, 8))];
     let mut starts = vec![Position::startpos()];
     for file in ["perft.epd", "perft_tricky.epd", "perft960.epd"] {
         starts.extend(super::epd_positions(file));

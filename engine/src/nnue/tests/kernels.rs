@@ -120,7 +120,7 @@ fn every_path_gives_the_scalar_updates() {
 #[test]
 fn every_path_evaluates_positions_alike() {
     let positions: Vec<Position> = super::epd_positions("perft.epd").into_iter().take(60).collect();
-    for network in [Network::random(11), extreme_network(12)] {
+    for network in [Network::random(11), extreme_network(12, 8)] {
         let bytes = network.to_bytes();
         let scalar = Network::from_bytes(&bytes).expect("reads back").with_kernels(Kernels::SCALAR);
         for path in Kernels::available() {

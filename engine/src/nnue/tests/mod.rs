@@ -8,10 +8,13 @@ mod kernels;
 mod search;
 mod symmetry;
 
-use super::format::{fnv1a, FILE_LEN};
-use super::{Network, HEADER_LEN, HIDDEN, INPUTS};
+use super::format::{body_len, fnv1a};
+use super::{Network, HEADER_LEN, HEADER_LEN_V2, HIDDEN, INPUTS};
 use crate::board::{Color, Position};
 use std::path::PathBuf;
+
+/// The exact length of a one-bucket (version 1) file for this engine's architecture.
+pub(super) const FILE_LEN: usize = HEADER_LEN + body_len(1);
 
 /// A small xorshift generator, so every run sees the same cases.
 pub(super) struct Rng(u64);
@@ -79,14 +82,22 @@ pub(super) fn epd_positions(name: &str) -> Vec<Position> {
 }
 
 /// A file in the documented format, written here from the document rather than by the engine's
-/// writer: header fields (`fields` in file order after the magic), the values in file order,
-/// the output bias, and the FNV-1a hash of everything after the header.
-pub(super) fn network_file(magic: &[u8; 4], fields: [u32; 7], values: &[i16], output_bias: i32) -> Vec<u8> {
+/// writer: header fields (`fields` in file order after the magic: seven for version 1, eight
+/// with the bucket count for version 2), the i16 values in file order, the output biases, and
+/// the FNV-1a hash of everything after the header.
+pub(super) fn network_file(
+    magic: &[u8; 4],
+    fields: &[u32],
+    values: &[i16],
+    output_biases: &[i32],
+) -> Vec<u8> {
     let mut payload = Vec::new();
     for v in values {
         payload.extend_from_slice(&v.to_le_bytes());
     }
-    payload.extend_from_slice(&output_bias.to_le_bytes());
+    for b in output_biases {
+        payload.extend_from_slice(&b.to_le_bytes());
+    }
     let mut bytes = magic.to_vec();
     for f in fields {
         bytes.extend_from_slice(&f.to_le_bytes());
@@ -96,21 +107,38 @@ pub(super) fn network_file(magic: &[u8; 4], fields: [u32; 7], values: &[i16], ou
     bytes
 }
 
-/// The header fields this engine reads.
+/// The header fields of a version 1 file this engine reads.
 pub(super) const FIELDS: [u32; 7] = [1, INPUTS as u32, HIDDEN as u32, 1, 255, 64, 400];
 
-/// Values in file order for this architecture: feature weights, feature biases, output weights.
+/// The header fields of a version 2 file with `buckets` output buckets.
+pub(super) fn fields_v2(buckets: u32) -> [u32; 8] {
+    [2, INPUTS as u32, HIDDEN as u32, 1, 255, 64, 400, buckets]
+}
+
+/// The i16 values in file order for one output bucket: feature weights, feature biases, output
+/// weights.
 pub(super) const VALUES: usize = INPUTS * HIDDEN + HIDDEN + 2 * HIDDEN;
 
-/// A network whose hidden weights and biases take any i16 (the accumulators wrap around) and
-/// whose output weights reach the limit.
-pub(super) fn extreme_network(seed: u64) -> Network {
+/// The same for `buckets` output buckets.
+pub(super) fn values_for(buckets: usize) -> usize {
+    INPUTS * HIDDEN + HIDDEN + buckets * 2 * HIDDEN
+}
+
+/// A network whose hidden weights and biases take any i16 (the accumulators wrap around), whose
+/// output weights reach the limit and whose output biases take any i32.
+pub(super) fn extreme_network(seed: u64, buckets: usize) -> Network {
     let mut rng = Rng::new(seed);
-    let values: Vec<i16> = (0..VALUES)
+    let values: Vec<i16> = (0..values_for(buckets))
         .map(|i| if i < INPUTS * HIDDEN + HIDDEN { rng.extreme_i16() } else { rng.within(128) })
         .collect();
-    let bytes = network_file(b"LZNN", FIELDS, &values, rng.next() as i32);
-    assert_eq!(bytes.len(), FILE_LEN);
+    let biases: Vec<i32> = (0..buckets).map(|_| rng.next() as i32).collect();
+    let bytes = if buckets == 1 {
+        network_file(b"LZNN", &FIELDS, &values, &biases)
+    } else {
+        network_file(b"LZNN", &fields_v2(buckets as u32), &values, &biases)
+    };
+    let header = if buckets == 1 { HEADER_LEN } else { HEADER_LEN_V2 };
+    assert_eq!(bytes.len(), header + body_len(buckets));
     Network::from_bytes(&bytes).expect("a well-formed file")
 }
 
@@ -138,6 +166,9 @@ fn the_file_length_is_the_documented_one() {
     assert_eq!(FILE_LEN, 40 + 768 * 256 * 2 + 256 * 2 + 2 * 256 * 2 + 4);
     assert_eq!(HEADER_LEN + 2 * VALUES + 4, FILE_LEN);
     assert_eq!(Network::random(1).to_bytes().len(), FILE_LEN);
+    // Version 2: four more header bytes, and per bucket 2H output weights and one i32 bias.
+    assert_eq!(HEADER_LEN_V2 + body_len(8), 44 + 768 * 256 * 2 + 256 * 2 + 8 * (2 * 256 * 2 + 4));
+    assert_eq!(Network::random_bucketed(1, 8).to_bytes().len(), HEADER_LEN_V2 + body_len(8));
 }
 
 #[test]

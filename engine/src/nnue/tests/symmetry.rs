@@ -57,7 +57,7 @@ fn positions() -> Vec<Position> {
 fn colour_flipped_positions_evaluate_alike() {
     let positions = positions();
     assert!(positions.len() > 2000, "{} positions", positions.len());
-    for network in [Network::random(31), extreme_network(32)] {
+    for network in [Network::random(31), extreme_network(32, 8)] {
         let mut differ = 0;
         for pos in &positions {
             let flipped = flip_colours(pos);
