@@ -137,8 +137,11 @@ fn train(t: &TrainArgs) -> Result<(), String> {
     let q = QuantisedNetwork::from_float(net);
     let final_path = t.out_dir.join("final.lznn");
     q.write(&final_path)?;
-    let sample = if data.valid.is_empty() { &data.train } else { &data.valid };
-    report_quantisation(net, &q, &sample[..sample.len().min(20_000)], &objective);
+    // Spread over the whole set: the files come one after another, so its first positions
+    // would all be from the first file.
+    let pool = if data.valid.is_empty() { &data.train } else { &data.valid };
+    let sample: Vec<Entry> = pool.iter().step_by(pool.len().div_ceil(100_000).max(1)).copied().collect();
+    report_quantisation(net, &q, &sample, &objective);
     println!("wrote {}", final_path.display());
     Ok(())
 }

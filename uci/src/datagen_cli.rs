@@ -4,14 +4,17 @@
 use crate::datagen::openings::{random_plies, random_start, Rng};
 use crate::datagen::{inspect, run, DatagenConfig};
 use smp::engine::board::{Board, Position};
+use smp::engine::nnue::{self, Network};
 use smp::engine::search::{Limits, Searcher};
 use smp::engine::tt::TranspositionTable;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 pub const USAGE: &str =
     "usage: lazuli datagen --output FILE [--games N] [--nodes N] [--hard-nodes N] [--threads N]
                       [--random-plies N] [--dfrc-percent P] [--balance CP] [--seed N] [--syzygy DIRS]
+                      [--network FILE|embedded|none]
        lazuli datagen inspect FILE [--text OUT]
 
 Writes whole self-play games in the viriformat layout (bullet reads it): each move with the
@@ -19,7 +22,8 @@ search score of its position (centipawns, White's view) and the game's result. R
 the same arguments resumes (<FILE>.done lists the finished games). Defaults: 1000 games, a soft
 limit of 5000 nodes per move (the iteration that passes it is the last) and a hard one of
 100000, all cores, 8 or 9 random plies, 10% double Chess960 starts, starts re-drawn while the
-search scores them beyond 300 cp, seed 1.
+search scores them beyond 300 cp, seed 1, the embedded network (--network: a network file, or
+none for the hand-crafted evaluation). A resumed run must be given the same arguments.
 `inspect` counts games, positions, results and scores, reports a truncated or corrupt file with
 the byte where it breaks, and with --text writes the positions a trainer keeps (past ply 16, not
 in check, quiet best move, |score| < 2000) as '<FEN> | <score> | <result>' for lazuli-tune.";
@@ -29,6 +33,7 @@ pub fn datagen_command(args: &[String]) -> i32 {
         return inspect_command(&args[1..]);
     }
     let mut config = DatagenConfig { threads: num_cpus::get().max(1), ..DatagenConfig::default() };
+    let mut network = None;
     let mut it = args.iter();
     while let Some(flag) = it.next() {
         if flag == "--help" || flag == "-h" {
@@ -43,6 +48,7 @@ pub fn datagen_command(args: &[String]) -> i32 {
         match (flag.as_str(), number) {
             ("--output", _) => config.output = PathBuf::from(value),
             ("--syzygy", _) => config.syzygy = value.clone(),
+            ("--network", _) => network = Some(value.clone()),
             ("--games", Some(n)) => config.games = n,
             ("--nodes", Some(n)) if n > 0 => config.soft_nodes = n,
             ("--hard-nodes", Some(n)) if n > 0 => config.hard_nodes = n,
@@ -62,6 +68,13 @@ pub fn datagen_command(args: &[String]) -> i32 {
         return 2;
     }
     config.hard_nodes = config.hard_nodes.max(config.soft_nodes);
+    match choose_evaluation(network.as_deref()) {
+        Ok(evaluation) => eprintln!("datagen: evaluation {evaluation}"),
+        Err(e) => {
+            eprintln!("{e}");
+            return 2;
+        }
+    }
     eprintln!(
         "datagen: {} games, {}/{} nodes per move, {} random plies, {}% double Chess960, balance {} cp, seed {}, {} threads -> {}",
         config.games,
@@ -93,6 +106,30 @@ pub fn datagen_command(args: &[String]) -> i32 {
         Err(e) => {
             eprintln!("datagen: cannot write {}: {e}", config.output.display());
             1
+        }
+    }
+}
+
+/// Makes `--network` the evaluation the games' searches use; returns how to name it.
+fn choose_evaluation(network: Option<&str>) -> Result<String, String> {
+    let describe = |network: Option<&Network>| match network {
+        Some(n) => format!("network {:016x}", n.hash()),
+        None => "hand-crafted".to_string(),
+    };
+    match network {
+        None | Some("embedded") => {
+            nnue::set_active(nnue::default_network());
+            Ok(describe(nnue::active().as_deref()))
+        }
+        Some("none") => {
+            nnue::set_active(None);
+            Ok(describe(None))
+        }
+        Some(path) => {
+            let loaded = Network::load_file(Path::new(path)).map_err(|e| format!("--network {path}: {e}"))?;
+            let text = format!("{} ({path})", describe(Some(&loaded)));
+            nnue::set_active(Some(Arc::new(loaded)));
+            Ok(text)
         }
     }
 }

@@ -77,6 +77,39 @@ fn version_and_id_name_name_the_same_build() {
 }
 
 #[test]
+fn datagen_names_its_evaluation_and_refuses_a_bad_network() {
+    let dir = std::env::temp_dir().join(format!("lazuli-cli-datagen-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    let output = dir.join("games.vf");
+    let output = output.to_str().expect("a UTF-8 path");
+    let missing = dir.join("missing.lznn");
+    let out =
+        lazuli(&["datagen", "--output", output, "--games", "1", "--network", missing.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("--network") && stderr.contains("missing.lznn"), "{stderr}");
+    assert!(!std::path::Path::new(output).exists(), "nothing is written after a refusal");
+
+    let out = lazuli(&[
+        "datagen",
+        "--output",
+        output,
+        "--games",
+        "1",
+        "--nodes",
+        "300",
+        "--threads",
+        "1",
+        "--network",
+        "none",
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("evaluation hand-crafted"), "{stderr}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
 fn genfens_prints_balanced_starts_as_openbench_asks() {
     let fens = |spec: &str| -> Vec<String> {
         let out = lazuli(&[spec, "quit"]);
