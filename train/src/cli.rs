@@ -222,7 +222,7 @@ mod tests {
     fn parses_training_options() {
         let Command::Train(t) = parse(&args(
             "train --data a.txt --data b.vf --out-dir nets --hidden 128 --epochs 3 --wdl 0.5 \
-             --schedule cosine --lr-floor 0.1 --threads 2 --format text --mirror on",
+             --schedule cosine --lr-floor 0.1 --threads 2 --format text --mirror on --output-buckets 8",
         ))
         .unwrap() else {
             panic!("not train")
@@ -230,6 +230,7 @@ mod tests {
         assert_eq!(t.data.len(), 2);
         assert_eq!((t.hidden, t.epochs, t.threads, t.format), (Some(128), 3, 2, Format::Text));
         assert!(t.mirror);
+        assert_eq!(t.buckets, Some(8));
         assert!(t.fit_eval_scale);
         assert_eq!(t.objective.wdl, 0.5);
         assert_eq!(t.schedule, Schedule::Cosine { floor: 0.1 });
@@ -257,6 +258,8 @@ mod tests {
             "train --data a",
             "train --data a --out-dir x --wdl 2",
             "train --data a --out-dir x --hidden 0",
+            "train --data a --out-dir x --output-buckets 0",
+            "train --data a --out-dir x --output-buckets 17",
             "train --data a --out-dir x --epochs",
             "train --data a --out-dir x --bogus 1",
             "train --data a --out-dir x --schedule linear",

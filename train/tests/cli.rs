@@ -112,6 +112,26 @@ fn train_quantise_info_and_eval() {
     .concat());
     assert_eq!(wrong.status.code(), Some(1), "{}", text(&wrong));
 
+    // Output buckets: a version 2 file, and a resume must keep the bucket count.
+    let bucket_dir = dir.join("buckets");
+    let bucketed = [&common[..2], &["--out-dir", bucket_dir.to_str().unwrap()], &common[4..]].concat();
+    let four = run(
+        &[&["train", "--epochs", "1", "--threads", "1", "--output-buckets", "4"][..], &bucketed].concat()
+    );
+    assert_eq!(four.status.code(), Some(0), "{}", text(&four));
+    let info = text(&run(&["info", bucket_dir.join("final.lznn").to_str().unwrap()]));
+    assert!(info.contains("version 2") && info.contains("output buckets 4"), "{info}");
+    let checkpoint = bucket_dir.join("epoch-1.ckpt");
+    let resume = |buckets: &str| {
+        let resume_args =
+            ["train", "--epochs", "2", "--resume", checkpoint.to_str().unwrap(), "--output-buckets", buckets];
+        run(&[&resume_args[..], &bucketed].concat())
+    };
+    let other = resume("2");
+    assert_eq!(other.status.code(), Some(1), "{}", text(&other));
+    assert!(text(&other).contains("4 output buckets"), "{}", text(&other));
+    assert_eq!(resume("4").status.code(), Some(0));
+
     let net = out_dir.join("final.lznn");
     let info = run(&["info", net.to_str().unwrap()]);
     assert_eq!(info.status.code(), Some(0));
