@@ -19,7 +19,7 @@
 //! | … | 8 | u64 FNV-1a of every byte before it |
 
 use crate::network::Network;
-use crate::nnue::{fnv1a, write_atomically, MAX_BUCKETS, MAX_HIDDEN};
+use crate::nnue::{fnv1a, read_limited, write_atomically, MAX_BUCKETS, MAX_HIDDEN};
 use crate::optimiser::AdamW;
 use crate::rng::Rng;
 use crate::trainer::State;
@@ -109,7 +109,7 @@ pub fn write(path: &Path, state: &State) -> Result<(), String> {
 }
 
 pub fn read(path: &Path) -> Result<State, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let bytes = read_limited(path)?;
     from_bytes(&bytes).map_err(|e| format!("{}: {e}", path.display()))
 }
 

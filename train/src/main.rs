@@ -189,8 +189,9 @@ fn quantise(checkpoint_path: &Path, output: &Path) -> Result<(), String> {
 }
 
 fn info(path: &Path) -> Result<(), String> {
-    let q = QuantisedNetwork::read(path)?;
-    let bytes = q.to_bytes();
+    // The file's own bytes: a one-bucket network may come as version 1 or 2.
+    let bytes = nnue::read_limited(path)?;
+    let q = QuantisedNetwork::from_bytes(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
     let range = |v: &[i16]| {
         let (lo, hi) = v.iter().fold((i16::MAX, i16::MIN), |(lo, hi), &x| (lo.min(x), hi.max(x)));
         format!("{lo}..{hi}")

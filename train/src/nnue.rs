@@ -18,9 +18,12 @@ pub const MAGIC: &[u8; 4] = b"LZNN";
 /// Version 1 has one output bucket and no field for it; version 2 names the bucket count.
 pub const VERSION: u32 = 2;
 pub const ACTIVATION_SCRELU: u32 = 1;
-/// The header's length in a version 1 file and in a version 2 file.
-pub const HEADER_BYTES_V1: usize = 40;
-pub const HEADER_BYTES: usize = 44;
+/// The header's length in a version 1 file.
+pub const HEADER_BYTES: usize = 40;
+/// The header's length in a version 2 file: the bucket count follows the version 1 fields.
+pub const HEADER_BYTES_V2: usize = 44;
+/// Files longer than this are not read: no network or checkpoint of a sensible size is so large.
+pub const READ_LIMIT: u64 = 1 << 30;
 /// The largest hidden size a reader accepts: far above any useful network, it keeps a corrupt
 /// header from asking for an absurd allocation.
 pub const MAX_HIDDEN: usize = 1 << 16;
@@ -98,9 +101,9 @@ impl QuantisedNetwork {
     /// of the format knows.
     fn header_len(&self) -> usize {
         if self.buckets == 1 {
-            HEADER_BYTES_V1
-        } else {
             HEADER_BYTES
+        } else {
+            HEADER_BYTES_V2
         }
     }
 
@@ -138,9 +141,9 @@ impl QuantisedNetwork {
     /// Reads a network file's bytes, refusing any field that disagrees with the format.
     pub fn from_bytes(bytes: &[u8]) -> Result<QuantisedNetwork, NetworkError> {
         let bad = |m: String| Err(NetworkError(m));
-        if bytes.len() < HEADER_BYTES_V1 {
+        if bytes.len() < HEADER_BYTES {
             return bad(format!(
-                "length: {} bytes, shorter than the {HEADER_BYTES_V1}-byte header",
+                "length: {} bytes, shorter than the {HEADER_BYTES}-byte header",
                 bytes.len()
             ));
         }
@@ -151,11 +154,11 @@ impl QuantisedNetwork {
             |i: usize| u32::from_le_bytes(bytes[4 + 4 * i..8 + 4 * i].try_into().expect("four bytes"));
         let version = field(0);
         let header_len = match version {
-            1 => HEADER_BYTES_V1,
-            2 if bytes.len() >= HEADER_BYTES => HEADER_BYTES,
+            1 => HEADER_BYTES,
+            2 if bytes.len() >= HEADER_BYTES_V2 => HEADER_BYTES_V2,
             2 => {
                 return bad(format!(
-                    "length: {} bytes, shorter than the {HEADER_BYTES}-byte header",
+                    "length: {} bytes, shorter than the {HEADER_BYTES_V2}-byte header",
                     bytes.len()
                 ))
             }
@@ -215,7 +218,7 @@ impl QuantisedNetwork {
     }
 
     pub fn read(path: &Path) -> Result<QuantisedNetwork, String> {
-        let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let bytes = read_limited(path)?;
         Self::from_bytes(&bytes).map_err(|e| format!("{}: {e}", path.display()))
     }
 
@@ -240,7 +243,8 @@ impl QuantisedNetwork {
 
     /// Centipawns for the side to move, exactly as docs/network-format.md defines it. The i32
     /// sums wrap on overflow (as vector multiply-adds do), which keeps the result independent of
-    /// the order of summation.
+    /// the order of summation; the bias and the scaling are in i64, as in the engine, so that no
+    /// bias overflows.
     pub fn evaluate(&self, pieces: &[Piece], stm: Colour) -> i32 {
         let h = self.hidden;
         let bucket = output_bucket(pieces.len(), self.buckets);
@@ -254,8 +258,24 @@ impl QuantisedNetwork {
                 sum = sum.wrapping_add((c * c).wrapping_mul(i32::from(w)));
             }
         }
-        (sum / QA).wrapping_add(self.output_biases[bucket]).wrapping_mul(SCALE_INT) / (QA * QB)
+        let hidden = i64::from(sum / QA) + i64::from(self.output_biases[bucket]);
+        (hidden * i64::from(SCALE_INT) / i64::from(QA * QB)) as i32
     }
+}
+
+/// The bytes of a file of at most `READ_LIMIT` bytes; a longer one is refused unread.
+pub fn read_limited(path: &Path) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut bytes = Vec::new();
+    file.take(READ_LIMIT + 1).read_to_end(&mut bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+    if bytes.len() as u64 > READ_LIMIT {
+        return Err(format!(
+            "{}: larger than {READ_LIMIT} bytes, too large to be a network or checkpoint",
+            path.display()
+        ));
+    }
+    Ok(bytes)
 }
 
 /// Writes through a temporary file and a rename, so that an interrupted run never leaves a

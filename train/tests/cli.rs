@@ -132,6 +132,18 @@ fn train_quantise_info_and_eval() {
     assert!(text(&other).contains("4 output buckets"), "{}", text(&other));
     assert_eq!(resume("4").status.code(), Some(0));
 
+    // A one-bucket network written as version 2 (the bucket count inserted after the version 1
+    // fields) is valid, and `info` reports the file as it is.
+    let v1 = std::fs::read(out_dir.join("final.lznn")).unwrap();
+    let mut v2 = v1[..32].to_vec();
+    v2[4..8].copy_from_slice(&2u32.to_le_bytes());
+    v2.extend_from_slice(&1u32.to_le_bytes());
+    v2.extend_from_slice(&v1[32..]);
+    let v2_path = dir.join("one-bucket-v2.lznn");
+    std::fs::write(&v2_path, &v2).unwrap();
+    let info = text(&run(&["info", v2_path.to_str().unwrap()]));
+    assert!(info.contains("version 2") && info.contains(&format!("{} bytes", v1.len() + 4)), "{info}");
+
     let net = out_dir.join("final.lznn");
     let info = run(&["info", net.to_str().unwrap()]);
     assert_eq!(info.status.code(), Some(0));

@@ -88,6 +88,7 @@ pub enum LoadError {
     /// Shorter than the header.
     TooShort {
         len: usize,
+        header: usize,
     },
     /// Longer than any network is.
     TooLarge {
@@ -125,8 +126,8 @@ impl fmt::Display for LoadError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             LoadError::Io(e) => write!(f, "cannot read the file: {e}"),
-            LoadError::TooShort { len } => {
-                write!(f, "the file is {len} bytes, shorter than the {HEADER_LEN}-byte header")
+            LoadError::TooShort { len, header } => {
+                write!(f, "the file is {len} bytes, shorter than the {header}-byte header")
             }
             LoadError::TooLarge { limit } => write!(f, "the file is larger than {limit} bytes, too large for a network"),
             LoadError::Magic { found } => write!(
@@ -190,7 +191,7 @@ struct Header {
 /// Magic and architecture fields, in file order: the first disagreement is the error.
 fn check_header(bytes: &[u8]) -> Result<Header, LoadError> {
     if bytes.len() < HEADER_LEN {
-        return Err(LoadError::TooShort { len: bytes.len() });
+        return Err(LoadError::TooShort { len: bytes.len(), header: HEADER_LEN });
     }
     let mut magic = [0; 4];
     magic.copy_from_slice(&bytes[..4]);
@@ -212,7 +213,7 @@ fn check_header(bytes: &[u8]) -> Result<Header, LoadError> {
         return Ok(Header { len: HEADER_LEN, buckets: 1 });
     }
     if bytes.len() < HEADER_LEN_V2 {
-        return Err(LoadError::TooShort { len: bytes.len() });
+        return Err(LoadError::TooShort { len: bytes.len(), header: HEADER_LEN_V2 });
     }
     let buckets = u32_at(bytes, BUCKETS_OFFSET);
     if !(1..=MAX_OUTPUT_BUCKETS as u32).contains(&buckets) {

@@ -46,7 +46,7 @@ fn output_buckets_cut_the_piece_counts_evenly() {
 
 #[test]
 fn file_round_trip() {
-    for (buckets, version, header) in [(1, 1, HEADER_BYTES_V1), (8, 2, HEADER_BYTES)] {
+    for (buckets, version, header) in [(1, 1, HEADER_BYTES), (8, 2, HEADER_BYTES_V2)] {
         let q = QuantisedNetwork::from_float(&random_network(32, buckets, 1));
         let bytes = q.to_bytes();
         assert_eq!(bytes.len(), header + QuantisedNetwork::body_len(32, buckets));
@@ -137,6 +137,9 @@ fn integer_formula_by_hand() {
     neg.output_biases = vec![0];
     // -1179648 / 255 = -4626 (toward zero); · 400 = -1850400; / 16320 = -113.38… → -113.
     assert_eq!(neg.evaluate(&pieces, stm), -113);
+    // The largest bias does not overflow: (−4626 + 2³¹ − 1) · 400 / 16320 = 52 634 289.7 → 52 634 289.
+    neg.output_biases = vec![i32::MAX];
+    assert_eq!(neg.evaluate(&pieces, stm), 52_634_289);
 }
 
 /// The float network with the quantised weights put back into floats: the integer evaluation

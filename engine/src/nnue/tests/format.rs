@@ -124,7 +124,10 @@ fn another_hidden_size_is_refused_naming_both_sizes() {
 fn wrong_lengths_are_refused() {
     let file = good_file();
     for len in [0, 3, 4, HEADER_LEN - 1] {
-        assert_eq!(load(&file[..len]).expect_err("too short"), LoadError::TooShort { len });
+        assert_eq!(
+            load(&file[..len]).expect_err("too short"),
+            LoadError::TooShort { len, header: HEADER_LEN }
+        );
     }
     for len in [HEADER_LEN, HEADER_LEN + 1, FILE_LEN / 2, FILE_LEN - 1] {
         let e = load(&file[..len]).expect_err("truncated");
@@ -232,7 +235,9 @@ fn version_2_headers_are_checked() {
     }
     let e = load(&with_buckets(7)).expect_err("seven buckets' length");
     assert_eq!(e, LoadError::Length { found: file.len(), expected: HEADER_LEN_V2 + body_len(7) });
-    assert_eq!(load(&file[..42]).expect_err("a cut header"), LoadError::TooShort { len: 42 });
+    let e = load(&file[..42]).expect_err("a cut header");
+    assert_eq!(e, LoadError::TooShort { len: 42, header: HEADER_LEN_V2 });
+    assert!(e.to_string().contains("44-byte header"), "{e}");
     let mut later = file.clone();
     later[4..8].copy_from_slice(&3u32.to_le_bytes());
     let e = load(&later).expect_err("version 3");
