@@ -33,7 +33,11 @@ def matchup_lines(row: Dict[str, object]) -> List[str]:
         lines.append(f"  Elo {format_elo(est)} (95%, pentanomial), LOS {100.0 * est.los:.1f}%, "
                      f"nElo {est.nelo:+.1f}")
     if row.get("llr") is not None:
-        lines.append(f"  SPRT LLR {row['llr']:.2f}: {row.get('sprt') or 'undecided'}")
+        line = f"  SPRT LLR {row['llr']:.2f}: {row.get('sprt') or 'undecided'}"
+        decided = row.get("sprt_decided_at")
+        if decided and decided["pairs"] != sum(penta):
+            line += f" (decided at {decided['pairs']} pairs, LLR {decided['llr']:.2f}; later pairs were in flight)"
+        lines.append(line)
     for name, kinds in row["bugs"].items():
         counts = ", ".join(f"{kind} {count}" for kind, count in kinds.items())
         lines.append(f"  bugs of {name}: {counts}")

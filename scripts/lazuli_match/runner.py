@@ -63,6 +63,9 @@ class MatchupState:
     bugs: Dict[str, Dict[str, int]] = field(default_factory=dict)  # engine -> kind -> count
     llr: Optional[float] = None
     decision: Optional[str] = None
+    # Pairs and LLR when the SPRT first crossed a bound: the test is decided there, and the
+    # pairs still in flight then move the LLR shown but not the decision.
+    decided_at: Optional[Tuple[int, float]] = None
 
 
 class MatchRunner:
@@ -113,12 +116,20 @@ class MatchRunner:
                 state.tally.add_game(second)
                 state.tally.add_pair(first, second)
                 done[index].add(pair)
-            if done[index] and self.config.sprt is not None:
-                state.llr = self.config.sprt.llr(state.tally.penta)
-                state.decision = self.config.sprt.decision(state.llr)
-                if state.decision:
-                    self._stop(f"SPRT decided {state.decision}", hard=False)
+                self._update_sprt(state)
         return done
+
+    def _update_sprt(self, state: MatchupState) -> None:
+        """The LLR after a finished pair, and the decision at the first crossing of a bound."""
+        sprt = self.config.sprt
+        if sprt is None:
+            return
+        state.llr = sprt.llr(state.tally.penta)
+        if state.decision is None:
+            state.decision = sprt.decision(state.llr)
+            if state.decision:
+                state.decided_at = (state.tally.pairs, state.llr)
+                self._stop(f"SPRT decided {state.decision}", hard=False)
 
     def _job_order(self) -> Iterator[GameJob]:
         openings = self.config.openings
@@ -241,11 +252,7 @@ class MatchRunner:
             state.tally.add_game(score)
             if job.pair in state.pending:
                 state.tally.add_pair(state.pending.pop(job.pair), score)
-                if self.config.sprt is not None:
-                    state.llr = self.config.sprt.llr(state.tally.penta)
-                    state.decision = self.config.sprt.decision(state.llr)
-                    if state.decision:
-                        self._stop(f"SPRT decided {state.decision}", hard=False)
+                self._update_sprt(state)
             else:
                 state.pending[job.pair] = score
             if self._pgn:
@@ -329,6 +336,8 @@ class MatchRunner:
                 **elo_fields(tally.penta),
                 "llr": state.llr,
                 "sprt": state.decision,
+                "sprt_decided_at": ({"pairs": state.decided_at[0], "llr": state.decided_at[1]}
+                                    if state.decided_at else None),
                 "bugs": {name: {kind: kinds.get(kind, 0) for kind in BUG_KINDS}
                          for name, kinds in state.bugs.items()},
             })

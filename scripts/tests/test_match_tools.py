@@ -405,6 +405,45 @@ class ResumeTest(unittest.TestCase):
             self.assertFalse(any(line.startswith("[") for line in output.splitlines()))
             self.assertEqual(again["pentanomial"], resumed["pentanomial"])
 
+    def test_an_sprt_is_decided_where_it_first_crossed_a_bound(self):
+        import json
+        import subprocess
+        from lazuli_match.stats import Sprt
+        sprt = Sprt(0.0, 10.0)
+        # Pairs of a win and a draw, and of two draws, until the LLR crosses H1; then lost pairs,
+        # as if they had been in flight at the stop, until it is back under the bound.
+        results, penta = [], [0, 0, 0, 0, 0]
+        while sprt.llr(penta) < sprt.upper_bound:
+            kind = len(results) % 2
+            results.append(("1-0", "1/2-1/2") if kind == 0 else ("1/2-1/2", "1/2-1/2"))
+            penta[3 if kind == 0 else 2] += 1
+        crossed = len(results)
+        while sprt.llr(penta) >= sprt.upper_bound:
+            results.append(("0-1", "1-0"))
+            penta[0] += 1
+        games = []
+        for pair, (first, second) in enumerate(results, start=1):
+            games += [pgn_game(f"{pair}.1", "a", "b", first), pgn_game(f"{pair}.2", "b", "a", second)]
+        with tempfile.TemporaryDirectory() as tmp:
+            pgn, out = os.path.join(tmp, "m.pgn"), os.path.join(tmp, "out.json")
+            with open(pgn, "w", encoding="utf-8") as handle:
+                handle.write("".join(games))
+            done = subprocess.run(
+                [sys.executable, os.path.join(SCRIPTS, "match.py"),
+                 "--engine", "name=a", f"cmd={sys.executable}", f"arg={FAKE}", "arg=good",
+                 "--engine", "name=b", f"cmd={sys.executable}", f"arg={FAKE}", "arg=good",
+                 "--tc", "10+0.1", "--pairs", str(len(results) + 20), "--sprt", "0", "10",
+                 "--pgn", pgn, "--json", out, "--resume"],
+                capture_output=True, text=True, timeout=300)
+            self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+            self.assertFalse(any(line.startswith("[") for line in done.stdout.splitlines()))
+            with open(out, encoding="utf-8") as handle:
+                row = json.load(handle)["matchups"][0]
+        self.assertEqual(row["sprt"], "H1")
+        self.assertEqual(row["sprt_decided_at"]["pairs"], crossed)
+        self.assertLess(row["llr"], sprt.upper_bound)
+        self.assertIn(f"H1 (decided at {crossed} pairs", done.stdout)
+
     def test_resume_needs_the_pgn(self):
         import match
         args = match.parse_args(["--engine", "name=a", "cmd=x", "--engine", "name=b", "cmd=y",
