@@ -23,7 +23,8 @@ the same arguments resumes (<FILE>.done lists the finished games). Defaults: 100
 limit of 5000 nodes per move (the iteration that passes it is the last) and a hard one of
 100000, all cores, 8 or 9 random plies, 10% double Chess960 starts, starts re-drawn while the
 search scores them beyond 300 cp, seed 1, the embedded network (--network: a network file, or
-none for the hand-crafted evaluation). A resumed run must be given the same arguments.
+none for the hand-crafted evaluation). A resumed run must be given the same settings
+(<FILE>.settings records them; only --games and --threads may change).
 `inspect` counts games, positions, results and scores, reports a truncated or corrupt file with
 the byte where it breaks, and with --text writes the positions a trainer keeps (past ply 16, not
 in check, quiet best move, |score| < 2000) as '<FEN> | <score> | <result>' for lazuli-tune.";
@@ -69,7 +70,10 @@ pub fn datagen_command(args: &[String]) -> i32 {
     }
     config.hard_nodes = config.hard_nodes.max(config.soft_nodes);
     match choose_evaluation(network.as_deref()) {
-        Ok(evaluation) => eprintln!("datagen: evaluation {evaluation}"),
+        Ok((evaluation, source)) => {
+            eprintln!("datagen: evaluation {evaluation}{source}");
+            config.evaluation = evaluation;
+        }
         Err(e) => {
             eprintln!("{e}");
             return 2;
@@ -103,6 +107,10 @@ pub fn datagen_command(args: &[String]) -> i32 {
     });
     match result {
         Ok(_) => 0,
+        Err(e) if e.kind() == std::io::ErrorKind::InvalidInput => {
+            eprintln!("datagen: {e}");
+            2
+        }
         Err(e) => {
             eprintln!("datagen: cannot write {}: {e}", config.output.display());
             1
@@ -110,8 +118,9 @@ pub fn datagen_command(args: &[String]) -> i32 {
     }
 }
 
-/// Makes `--network` the evaluation the games' searches use; returns how to name it.
-fn choose_evaluation(network: Option<&str>) -> Result<String, String> {
+/// Makes `--network` the evaluation the games' searches use; returns its name (what a resumed
+/// run must find again) and where it came from.
+fn choose_evaluation(network: Option<&str>) -> Result<(String, String), String> {
     let describe = |network: Option<&Network>| match network {
         Some(n) => format!("network {:016x}", n.hash()),
         None => "hand-crafted".to_string(),
@@ -119,17 +128,17 @@ fn choose_evaluation(network: Option<&str>) -> Result<String, String> {
     match network {
         None | Some("embedded") => {
             nnue::set_active(nnue::default_network());
-            Ok(describe(nnue::active().as_deref()))
+            Ok((describe(nnue::active().as_deref()), String::new()))
         }
         Some("none") => {
             nnue::set_active(None);
-            Ok(describe(None))
+            Ok((describe(None), String::new()))
         }
         Some(path) => {
             let loaded = Network::load_file(Path::new(path)).map_err(|e| format!("--network {path}: {e}"))?;
-            let text = format!("{} ({path})", describe(Some(&loaded)));
+            let name = describe(Some(&loaded));
             nnue::set_active(Some(Arc::new(loaded)));
-            Ok(text)
+            Ok((name, format!(" ({path})")))
         }
     }
 }

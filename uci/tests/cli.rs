@@ -106,6 +106,14 @@ fn datagen_names_its_evaluation_and_refuses_a_bad_network() {
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     assert!(stderr.contains("evaluation hand-crafted"), "{stderr}");
+
+    // Resumed with the embedded network instead: refused, the file untouched.
+    let before = std::fs::read(output).expect("the data file");
+    let out = lazuli(&["datagen", "--output", output, "--games", "2", "--nodes", "300", "--threads", "1"]);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("evaluation hand-crafted, now network"), "{stderr}");
+    assert_eq!(std::fs::read(output).expect("the data file"), before);
     std::fs::remove_dir_all(&dir).ok();
 }
 

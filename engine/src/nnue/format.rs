@@ -170,12 +170,6 @@ pub fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &b| (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
 }
 
-/// The hash stored in a file's header: that of everything after the header.
-pub(super) fn content_hash(file: &[u8]) -> u64 {
-    let header = if u32_at(file, HeaderField::Version.offset()) == 1 { HEADER_LEN } else { HEADER_LEN_V2 };
-    fnv1a(&file[header..])
-}
-
 fn u32_at(bytes: &[u8], offset: usize) -> u32 {
     let mut word = [0; 4];
     word.copy_from_slice(&bytes[offset..offset + 4]);
@@ -288,19 +282,7 @@ impl Network {
     /// the format takes it), version 2 otherwise.
     pub fn to_bytes(&self) -> Vec<u8> {
         let buckets = self.buckets();
-        let mut payload = Vec::with_capacity(body_len(buckets));
-        let columns = self
-            .feature_weights()
-            .iter()
-            .chain([self.feature_bias()])
-            .chain(self.output_weights().as_flattened());
-        for value in columns.flat_map(|c| c.0.iter()) {
-            payload.extend_from_slice(&value.to_le_bytes());
-        }
-        for bias in self.output_biases() {
-            payload.extend_from_slice(&bias.to_le_bytes());
-        }
-
+        let payload = self.payload();
         let version = if buckets == 1 { 1 } else { FORMAT_VERSION };
         let mut bytes = Vec::with_capacity(HEADER_LEN_V2 + payload.len());
         bytes.extend_from_slice(&MAGIC);
@@ -314,5 +296,23 @@ impl Network {
         bytes.extend_from_slice(&fnv1a(&payload).to_le_bytes());
         bytes.extend_from_slice(&payload);
         bytes
+    }
+
+    /// Everything after the header: the weights and biases in file order, which the header's
+    /// hash covers.
+    pub(super) fn payload(&self) -> Vec<u8> {
+        let mut payload = Vec::with_capacity(body_len(self.buckets()));
+        let columns = self
+            .feature_weights()
+            .iter()
+            .chain([self.feature_bias()])
+            .chain(self.output_weights().as_flattened());
+        for value in columns.flat_map(|c| c.0.iter()) {
+            payload.extend_from_slice(&value.to_le_bytes());
+        }
+        for bias in self.output_biases() {
+            payload.extend_from_slice(&bias.to_le_bytes());
+        }
+        payload
     }
 }

@@ -6,11 +6,13 @@
 //! the game's index and the file length after it. A restarted run cuts the data file back to the
 //! last listed end (dropping a game whose line never came) and skips the listed indices. Games
 //! are seeded by the run's seed and their index, so a resumed run writes the same games as an
-//! uninterrupted one: nothing is lost or written twice.
+//! uninterrupted one: nothing is lost or written twice. `settings` keeps a resumed run from
+//! changing what its games are.
 
 pub mod game;
 pub mod inspect;
 pub mod openings;
+pub mod settings;
 pub mod viri;
 
 use game::play_game;
@@ -45,6 +47,9 @@ pub struct DatagenConfig {
     pub decided_score: i32,
     /// Syzygy directories for adjudication (empty: none).
     pub syzygy: String,
+    /// What evaluates in the games' searches, as a resumed run must find it again (e.g. the
+    /// network's hash).
+    pub evaluation: String,
 }
 
 impl Default for DatagenConfig {
@@ -61,6 +66,7 @@ impl Default for DatagenConfig {
             output: PathBuf::new(),
             decided_score: 2_000,
             syzygy: String::new(),
+            evaluation: String::new(),
         }
     }
 }
@@ -125,6 +131,7 @@ pub fn run(
     progress: impl Fn(&DatagenStats) + Sync,
 ) -> std::io::Result<DatagenStats> {
     let done = recover(&config.output)?;
+    settings::check_or_record(config, done.len())?;
     let data = OpenOptions::new().create(true).append(true).open(&config.output)?;
     let end = data.metadata()?.len();
     let done_log = OpenOptions::new().create(true).append(true).open(done_path(&config.output))?;

@@ -18,6 +18,7 @@ fn config(dir: &Path, games: u64) -> DatagenConfig {
         output: dir.join("data.vf"),
         decided_score: 1_500,
         syzygy: String::new(),
+        evaluation: "test".to_string(),
     }
 }
 
@@ -82,6 +83,35 @@ fn games_are_legal_reproducible_and_resumable() {
             assert_ne!(game.outcome, Outcome::Draw, "a mated side does not draw");
         }
     }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_resumed_run_with_other_settings_is_refused_and_writes_nothing() {
+    let dir = temp_dir("settings");
+    let first = DatagenConfig { threads: 1, ..config(&dir, 1) };
+    generate(&first);
+    let data = dir.join("data.vf");
+    let before = (std::fs::read(&data).unwrap(), std::fs::read(done_path(&data)).unwrap());
+    for other in [
+        DatagenConfig { seed: 43, ..first.clone() },
+        DatagenConfig { evaluation: "another network".to_string(), ..first.clone() },
+        DatagenConfig { soft_nodes: 301, games: 2, ..first.clone() },
+    ] {
+        let error = run(&other, Duration::from_secs(3600), |_| {}).expect_err("other settings are refused");
+        assert_eq!(error.kind(), std::io::ErrorKind::InvalidInput);
+        assert!(error.to_string().contains("1 games made with other settings"), "{error}");
+        let after = (std::fs::read(&data).unwrap(), std::fs::read(done_path(&data)).unwrap());
+        assert!(after == before, "a refused run leaves the data and its done list as they were");
+    }
+    // More games and more threads change no game: the run goes on.
+    let more = generate(&DatagenConfig { games: 2, threads: 2, ..first.clone() });
+    assert_eq!((more.resumed_games, more.games), (1, 1));
+    // A file begun before settings were recorded is taken as it is, and its settings recorded.
+    std::fs::remove_file(settings::settings_path(&data)).unwrap();
+    generate(&DatagenConfig { games: 3, seed: 44, ..first.clone() });
+    let recorded = std::fs::read_to_string(settings::settings_path(&data)).unwrap();
+    assert!(recorded.contains("seed 44\n"), "{recorded}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
