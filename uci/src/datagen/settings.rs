@@ -31,13 +31,22 @@ pub fn describe(config: &DatagenConfig) -> String {
 }
 
 /// With finished games in the file, the recorded settings must be this run's: an error names
-/// each that differs. Otherwise (a new run, or one begun before settings were recorded) this
-/// run's settings are recorded.
+/// each that differs, and a settings file that cannot be read is an error too (a damaged one is
+/// read as it is and its garbage reported). Otherwise (a new run, or one begun before settings
+/// were recorded) this run's settings are recorded.
 pub fn check_or_record(config: &DatagenConfig, games_done: usize) -> std::io::Result<()> {
     let path = settings_path(&config.output);
     let wanted = describe(config);
     if games_done > 0 {
-        if let Ok(recorded) = std::fs::read_to_string(&path) {
+        let recorded = match std::fs::read(&path) {
+            Ok(bytes) => Some(String::from_utf8_lossy(&bytes).into_owned()),
+            Err(e) if e.kind() == ErrorKind::NotFound => None,
+            Err(e) => {
+                let message = format!("cannot read {}: {e}; the run is not resumed", path.display());
+                return Err(Error::new(ErrorKind::InvalidInput, message));
+            }
+        };
+        if let Some(recorded) = recorded {
             let differences = differences(&recorded, &wanted);
             if differences.is_empty() {
                 return Ok(());

@@ -104,6 +104,14 @@ fn a_resumed_run_with_other_settings_is_refused_and_writes_nothing() {
         let after = (std::fs::read(&data).unwrap(), std::fs::read(done_path(&data)).unwrap());
         assert!(after == before, "a refused run leaves the data and its done list as they were");
     }
+    // A damaged settings file is not taken for this run's settings.
+    let settings = settings::settings_path(&data);
+    let recorded = std::fs::read(&settings).unwrap();
+    std::fs::write(&settings, [0xFF, 0xFE, b'\n']).unwrap();
+    let error =
+        run(&first, Duration::from_secs(3600), |_| {}).expect_err("a damaged settings file is refused");
+    assert_eq!(error.kind(), std::io::ErrorKind::InvalidInput);
+    std::fs::write(&settings, recorded).unwrap();
     // More games and more threads change no game: the run goes on.
     let more = generate(&DatagenConfig { games: 2, threads: 2, ..first.clone() });
     assert_eq!((more.resumed_games, more.games), (1, 1));
