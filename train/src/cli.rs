@@ -11,6 +11,7 @@ usage:
   lazuli-train quantise CHECKPOINT OUTPUT.lznn
   lazuli-train info NETWORK.lznn
   lazuli-train eval NETWORK.lznn FEN
+  lazuli-train validate NETWORK.lznn [NETWORK.lznn ...] --data FILE [--data FILE ...] [options]
   lazuli-train --help
 
 train: fits the network of docs/network-format.md to the data and writes, after every epoch,
@@ -43,17 +44,83 @@ DIR/epoch-N.lznn (the quantised network), and at the end DIR/final.lznn.
   --threads N          worker threads (default: all cores)
   --seed N             seed of the initial weights and the shuffles (default 1)
   --resume CHECKPOINT  continue a run from a checkpoint (up to --epochs in all)
+  --init NETWORK.lznn  start from a trained network's weights instead of random ones (a new
+                       run: epoch 1, fresh optimiser); a one-bucket network may start a run
+                       with any number of output buckets
 
 Validation: about 2% of the games are held out, chosen by a fixed hash of the game's number
 across all files. Text files hold no game boundaries, so there whole blocks of 1024
 consecutive lines (several games' worth) are held out instead.
 
-eval prints the integer evaluation of a FEN, in centipawns, as the engine must compute it.";
+eval prints the integer evaluation of a FEN, in centipawns, as the engine must compute it.
+
+validate scores each network, as the engine computes it (integers), on the validation positions
+of the data (held out as train holds them out): the loss under the objective, and how far its
+evaluations lie from the data's search scores. It takes the data options above (--data,
+--format, --wdl, --power, --eval-scale, --min-ply, --max-score, --threads); with the same data
+and objective, its loss is the integer loss train reports, so networks from different runs can
+be compared on one set.";
+
+/// What the commands that read data share: the files, how to read and filter them, and the
+/// objective the loss is measured by.
+#[derive(Clone, Debug)]
+pub struct DataArgs {
+    pub data: Vec<PathBuf>,
+    pub format: Format,
+    pub filter: Filter,
+    pub objective: Objective,
+    /// `--eval-scale auto`: fit the objective's K to the training data.
+    pub fit_eval_scale: bool,
+    pub threads: usize,
+}
+
+impl Default for DataArgs {
+    fn default() -> Self {
+        DataArgs {
+            data: Vec::new(),
+            format: Format::Auto,
+            filter: Filter::default(),
+            objective: Objective::default(),
+            fit_eval_scale: true,
+            threads: 0,
+        }
+    }
+}
+
+impl DataArgs {
+    /// Takes `flag` if it is one of the data options; `Ok(false)` leaves it to the caller.
+    fn take(&mut self, flag: &str, value: &str) -> Result<bool, String> {
+        match flag {
+            "--data" => self.data.push(value.into()),
+            "--format" => {
+                self.format = match value {
+                    "auto" => Format::Auto,
+                    "viri" | "viriformat" => Format::Viri,
+                    "text" => Format::Text,
+                    _ => return Err(bad(flag, value)),
+                }
+            }
+            "--wdl" => self.objective.wdl = number(flag, value, 0.0, 1.0)? as f32,
+            "--power" => self.objective.power = number(flag, value, 1.0, 4.0)? as f32,
+            "--eval-scale" if value == "auto" => self.fit_eval_scale = true,
+            "--eval-scale" => {
+                self.objective.k = number(flag, value, 20.0, 2000.0)? as f32;
+                self.fit_eval_scale = false;
+            }
+            "--min-ply" => {
+                self.filter.min_ply = u32::try_from(count(flag, value, 0)?).map_err(|_| bad(flag, value))?
+            }
+            "--max-score" => self.filter.max_score = count(flag, value, 1)?.min(i32::MAX as u64) as i32,
+            "--threads" => self.threads = count(flag, value, 0)?.min(1024) as usize,
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+}
 
 #[derive(Clone, Debug)]
 pub struct TrainArgs {
-    pub data: Vec<PathBuf>,
-    pub format: Format,
+    pub input: DataArgs,
     pub out_dir: PathBuf,
     pub hidden: Option<usize>,
     pub buckets: Option<usize>,
@@ -61,15 +128,12 @@ pub struct TrainArgs {
     pub batch: usize,
     pub lr: f32,
     pub schedule: Schedule,
-    pub objective: Objective,
     pub weight_decay: f32,
-    pub filter: Filter,
-    pub threads: usize,
     pub seed: u64,
     pub mirror: bool,
-    /// `--eval-scale auto`: fit the objective's K to the training data.
-    pub fit_eval_scale: bool,
     pub resume: Option<PathBuf>,
+    /// Start from this network's weights instead of random ones.
+    pub init: Option<PathBuf>,
 }
 
 #[derive(Clone, Debug)]
@@ -79,6 +143,7 @@ pub enum Command {
     Quantise { checkpoint: PathBuf, output: PathBuf },
     Info { network: PathBuf },
     Eval { network: PathBuf, fen: String },
+    Validate { networks: Vec<PathBuf>, input: DataArgs },
 }
 
 pub fn parse(args: &[String]) -> Result<Command, String> {
@@ -96,6 +161,7 @@ pub fn parse(args: &[String]) -> Result<Command, String> {
     match command.as_str() {
         "help" => Ok(Command::Help),
         "train" => parse_train(rest).map(|t| Command::Train(Box::new(t))),
+        "validate" => parse_validate(rest),
         "quantise" | "quantize" => {
             let a = positional(2)?;
             Ok(Command::Quantise { checkpoint: a[0].clone().into(), output: a[1].clone().into() })
@@ -112,10 +178,51 @@ pub fn parse(args: &[String]) -> Result<Command, String> {
     }
 }
 
+fn bad(flag: &str, value: &str) -> String {
+    format!("bad value for {flag}: '{value}'")
+}
+
+fn number(flag: &str, value: &str, lo: f64, hi: f64) -> Result<f64, String> {
+    value.parse::<f64>().ok().filter(|x| (lo..=hi).contains(x)).ok_or_else(|| bad(flag, value))
+}
+
+fn count(flag: &str, value: &str, lo: u64) -> Result<u64, String> {
+    value.parse::<u64>().ok().filter(|&x| x >= lo).ok_or_else(|| bad(flag, value))
+}
+
+/// Splits `--flag value` pairs, handing each to `take`.
+fn each_flag(args: &[String], mut take: impl FnMut(&str, &str) -> Result<(), String>) -> Result<(), String> {
+    let mut it = args.iter();
+    while let Some(flag) = it.next() {
+        let value = it.next().ok_or_else(|| format!("{flag} needs a value"))?;
+        take(flag, value)?;
+    }
+    Ok(())
+}
+
+fn parse_validate(args: &[String]) -> Result<Command, String> {
+    let first_flag = args.iter().position(|a| a.starts_with("--")).unwrap_or(args.len());
+    let networks: Vec<PathBuf> = args[..first_flag].iter().map(PathBuf::from).collect();
+    let mut input = DataArgs::default();
+    each_flag(&args[first_flag..], |flag, value| {
+        if input.take(flag, value)? {
+            Ok(())
+        } else {
+            Err(format!("unknown option {flag}"))
+        }
+    })?;
+    if networks.is_empty() {
+        return Err("validate needs at least one network".into());
+    }
+    if input.data.is_empty() {
+        return Err("validate needs at least one --data FILE".into());
+    }
+    Ok(Command::Validate { networks, input })
+}
+
 fn parse_train(args: &[String]) -> Result<TrainArgs, String> {
     let mut t = TrainArgs {
-        data: Vec::new(),
-        format: Format::Auto,
+        input: DataArgs::default(),
         out_dir: PathBuf::new(),
         hidden: None,
         buckets: None,
@@ -123,88 +230,67 @@ fn parse_train(args: &[String]) -> Result<TrainArgs, String> {
         batch: 16384,
         lr: 0.001,
         schedule: Schedule::Step { every: 4, gamma: 0.3 },
-        objective: Objective::default(),
         weight_decay: 0.01,
-        filter: Filter::default(),
-        threads: 0,
         seed: 1,
         mirror: false,
-        fit_eval_scale: true,
         resume: None,
+        init: None,
     };
     let (mut cosine, mut every, mut gamma, mut floor) = (false, 4u32, 0.3f32, 0.01f32);
-    let mut it = args.iter();
-    while let Some(flag) = it.next() {
-        let value = it.next().ok_or_else(|| format!("{flag} needs a value"))?;
-        let bad = || format!("bad value for {flag}: '{value}'");
-        let number = |lo: f64, hi: f64| -> Result<f64, String> {
-            value.parse::<f64>().ok().filter(|x| (lo..=hi).contains(x)).ok_or_else(bad)
-        };
-        let count = |lo: u64| -> Result<u64, String> {
-            value.parse::<u64>().ok().filter(|&x| x >= lo).ok_or_else(bad)
-        };
-        match flag.as_str() {
-            "--data" => t.data.push(value.into()),
-            "--format" => {
-                t.format = match value.as_str() {
-                    "auto" => Format::Auto,
-                    "viri" | "viriformat" => Format::Viri,
-                    "text" => Format::Text,
-                    _ => return Err(bad()),
-                }
-            }
+    each_flag(args, |flag, value| {
+        if t.input.take(flag, value)? {
+            return Ok(());
+        }
+        match flag {
             "--out-dir" => t.out_dir = value.into(),
-            "--hidden" => t.hidden = Some(count(1)?.min(crate::nnue::MAX_HIDDEN as u64 + 1) as usize),
-            "--output-buckets" => {
-                t.buckets = Some(count(1)?.min(crate::nnue::MAX_BUCKETS as u64 + 1) as usize)
+            "--hidden" => {
+                t.hidden = Some(count(flag, value, 1)?.min(crate::nnue::MAX_HIDDEN as u64 + 1) as usize)
             }
-            "--epochs" => t.epochs = u32::try_from(count(1)?).map_err(|_| bad())?,
-            "--batch" => t.batch = count(1)?.min(1 << 30) as usize,
-            "--lr" => t.lr = number(1e-9, 10.0)? as f32,
+            "--output-buckets" => {
+                t.buckets = Some(count(flag, value, 1)?.min(crate::nnue::MAX_BUCKETS as u64 + 1) as usize)
+            }
+            "--epochs" => t.epochs = u32::try_from(count(flag, value, 1)?).map_err(|_| bad(flag, value))?,
+            "--batch" => t.batch = count(flag, value, 1)?.min(1 << 30) as usize,
+            "--lr" => t.lr = number(flag, value, 1e-9, 10.0)? as f32,
             "--schedule" => {
-                cosine = match value.as_str() {
+                cosine = match value {
                     "step" => false,
                     "cosine" => true,
-                    _ => return Err(bad()),
+                    _ => return Err(bad(flag, value)),
                 }
             }
-            "--lr-step" => every = u32::try_from(count(1)?).map_err(|_| bad())?,
-            "--lr-gamma" => gamma = number(0.0, 1.0)? as f32,
-            "--lr-floor" => floor = number(0.0, 1.0)? as f32,
-            "--wdl" => t.objective.wdl = number(0.0, 1.0)? as f32,
-            "--power" => t.objective.power = number(1.0, 4.0)? as f32,
-            "--eval-scale" if value == "auto" => t.fit_eval_scale = true,
-            "--eval-scale" => {
-                t.objective.k = number(20.0, 2000.0)? as f32;
-                t.fit_eval_scale = false;
-            }
-            "--weight-decay" => t.weight_decay = number(0.0, 1.0)? as f32,
-            "--min-ply" => t.filter.min_ply = u32::try_from(count(0)?).map_err(|_| bad())?,
-            "--max-score" => t.filter.max_score = count(1)?.min(i32::MAX as u64) as i32,
-            "--threads" => t.threads = count(0)?.min(1024) as usize,
-            "--seed" => t.seed = count(0)?,
+            "--lr-step" => every = u32::try_from(count(flag, value, 1)?).map_err(|_| bad(flag, value))?,
+            "--lr-gamma" => gamma = number(flag, value, 0.0, 1.0)? as f32,
+            "--lr-floor" => floor = number(flag, value, 0.0, 1.0)? as f32,
+            "--weight-decay" => t.weight_decay = number(flag, value, 0.0, 1.0)? as f32,
+            "--seed" => t.seed = count(flag, value, 0)?,
             "--mirror" => {
-                t.mirror = match value.as_str() {
+                t.mirror = match value {
                     "on" => true,
                     "off" => false,
-                    _ => return Err(bad()),
+                    _ => return Err(bad(flag, value)),
                 }
             }
             "--resume" => t.resume = Some(value.into()),
+            "--init" => t.init = Some(value.into()),
             _ => return Err(format!("unknown option {flag}")),
         }
-    }
+        Ok(())
+    })?;
     if t.hidden.is_some_and(|h| h > crate::nnue::MAX_HIDDEN) {
         return Err(format!("--hidden is at most {}", crate::nnue::MAX_HIDDEN));
     }
     if t.buckets.is_some_and(|b| b > crate::nnue::MAX_BUCKETS) {
         return Err(format!("--output-buckets is at most {}", crate::nnue::MAX_BUCKETS));
     }
-    if t.data.is_empty() {
+    if t.input.data.is_empty() {
         return Err("train needs at least one --data FILE".into());
     }
     if t.out_dir.as_os_str().is_empty() {
         return Err("train needs --out-dir DIR".into());
+    }
+    if t.init.is_some() && t.resume.is_some() {
+        return Err("--init starts a new run and --resume continues one: give one of them".into());
     }
     t.schedule = if cosine { Schedule::Cosine { floor } } else { Schedule::Step { every, gamma } };
     Ok(t)
@@ -227,12 +313,12 @@ mod tests {
         .unwrap() else {
             panic!("not train")
         };
-        assert_eq!(t.data.len(), 2);
-        assert_eq!((t.hidden, t.epochs, t.threads, t.format), (Some(128), 3, 2, Format::Text));
+        assert_eq!(t.input.data.len(), 2);
+        assert_eq!((t.hidden, t.epochs, t.input.threads, t.input.format), (Some(128), 3, 2, Format::Text));
         assert!(t.mirror);
         assert_eq!(t.buckets, Some(8));
-        assert!(t.fit_eval_scale);
-        assert_eq!(t.objective.wdl, 0.5);
+        assert!(t.input.fit_eval_scale);
+        assert_eq!(t.input.objective.wdl, 0.5);
         assert_eq!(t.schedule, Schedule::Cosine { floor: 0.1 });
     }
 
@@ -242,11 +328,28 @@ mod tests {
             Ok(Command::Train(t)) => t,
             other => panic!("{other:?}"),
         };
-        assert!(train("").fit_eval_scale);
+        assert!(train("").input.fit_eval_scale);
         let fixed = train("--eval-scale 160");
-        assert_eq!((fixed.objective.k, fixed.fit_eval_scale), (160.0, false));
-        assert!(train("--eval-scale 160 --eval-scale auto").fit_eval_scale);
-        assert!(!train("--eval-scale auto --eval-scale 160").fit_eval_scale);
+        assert_eq!((fixed.input.objective.k, fixed.input.fit_eval_scale), (160.0, false));
+        assert!(train("--eval-scale 160 --eval-scale auto").input.fit_eval_scale);
+        assert!(!train("--eval-scale auto --eval-scale 160").input.fit_eval_scale);
+    }
+
+    #[test]
+    fn parses_validation_and_a_starting_network() {
+        let Command::Validate { networks, input } =
+            parse(&args("validate a.lznn b.lznn --data d1.vf --data d2.vf --eval-scale 150 --min-ply 8"))
+                .unwrap()
+        else {
+            panic!("not validate")
+        };
+        assert_eq!(networks, [PathBuf::from("a.lznn"), PathBuf::from("b.lznn")]);
+        assert_eq!(input.data.len(), 2);
+        assert_eq!((input.objective.k, input.fit_eval_scale, input.filter.min_ply), (150.0, false, 8));
+        let Command::Train(t) = parse(&args("train --data a --out-dir x --init n.lznn")).unwrap() else {
+            panic!("not train")
+        };
+        assert_eq!(t.init, Some(PathBuf::from("n.lznn")));
     }
 
     #[test]
@@ -269,6 +372,11 @@ mod tests {
             "info",
             "quantise a",
             "eval net",
+            "validate",
+            "validate n.lznn",
+            "validate --data a",
+            "validate n.lznn --data a --epochs 3",
+            "train --data a --out-dir x --init n.lznn --resume c.ckpt",
         ] {
             assert!(parse(&args(bad)).is_err(), "{bad}");
         }

@@ -14,6 +14,7 @@ pub mod nnue;
 pub mod optimiser;
 pub mod rng;
 pub mod trainer;
+pub mod validate;
 
 pub use chess::{feature_index, Colour, Piece, PieceType};
 pub use nnue::QuantisedNetwork;

@@ -5,7 +5,7 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::time::Instant;
 use train::chess::parse_fen;
-use train::cli::{self, Command, TrainArgs, USAGE};
+use train::cli::{self, Command, DataArgs, TrainArgs, USAGE};
 use train::data::{self, Entry};
 use train::network::{self, loss_of_eval, Network, Objective};
 use train::nnue::{self, QuantisedNetwork};
@@ -30,6 +30,7 @@ fn main() -> ExitCode {
         Command::Quantise { checkpoint, output } => quantise(&checkpoint, &output),
         Command::Info { network } => info(&network),
         Command::Eval { network, fen } => eval(&network, &fen),
+        Command::Validate { networks, input } => validate(&networks, &input),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -45,15 +46,45 @@ fn clock(seconds: f64) -> String {
     format!("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
 }
 
-fn train(t: &TrainArgs) -> Result<(), String> {
-    if t.threads > 0 {
+fn start_threads(threads: usize) -> Result<(), String> {
+    if threads > 0 {
         rayon::ThreadPoolBuilder::new()
-            .num_threads(t.threads)
+            .num_threads(threads)
             .build_global()
-            .map_err(|e| format!("cannot start {} threads: {e}", t.threads))?;
+            .map_err(|e| format!("cannot start {threads} threads: {e}"))?;
     }
-    let state = match &t.resume {
-        Some(path) => {
+    Ok(())
+}
+
+fn load(input: &DataArgs) -> Result<data::Dataset, String> {
+    let started = Instant::now();
+    let data = data::load(&input.data, input.format, input.filter).map_err(|e| e.to_string())?;
+    println!(
+        "loaded {} training and {} validation positions from {} games or text blocks ({} filtered out) in {:.1} s",
+        data.train.len(),
+        data.valid.len(),
+        data.units,
+        data.filtered,
+        started.elapsed().as_secs_f64()
+    );
+    Ok(data)
+}
+
+/// The objective with its eval scale: the one given, or the one fitted to the training set.
+fn objective_for(input: &DataArgs, train: &[Entry]) -> Objective {
+    let fitted = network::fitted_eval_scale(train);
+    let mut objective = input.objective;
+    if input.fit_eval_scale {
+        objective.k = fitted;
+    }
+    println!("eval scale {:.1} (the training scores' results fit {fitted:.1})", objective.k);
+    objective
+}
+
+fn train(t: &TrainArgs) -> Result<(), String> {
+    start_threads(t.input.threads)?;
+    let state = match (&t.resume, &t.init) {
+        (Some(path), _) => {
             let mut state = checkpoint::read(path)?;
             if t.hidden.is_some_and(|h| h != state.net.hidden) {
                 return Err(format!("{} has hidden size {}, not --hidden", path.display(), state.net.hidden));
@@ -69,25 +100,21 @@ fn train(t: &TrainArgs) -> Result<(), String> {
             println!("resuming {} after epoch {}", path.display(), state.epoch);
             state
         }
-        None => State::new(t.hidden.unwrap_or(256), t.buckets.unwrap_or(1), t.weight_decay, t.seed),
+        (None, Some(path)) => {
+            let q = QuantisedNetwork::read(path)?;
+            if t.hidden.is_some_and(|h| h != q.hidden) {
+                return Err(format!("{} has hidden size {}, not --hidden", path.display(), q.hidden));
+            }
+            let net =
+                q.to_float(t.buckets.unwrap_or(q.buckets)).map_err(|e| format!("{}: {e}", path.display()))?;
+            println!("starting from {} (hash {:016x})", path.display(), q.hash());
+            State::starting_from(net, t.weight_decay, t.seed)
+        }
+        (None, None) => State::new(t.hidden.unwrap_or(256), t.buckets.unwrap_or(1), t.weight_decay, t.seed),
     };
-    let started = Instant::now();
-    let data = data::load(&t.data, t.format, t.filter).map_err(|e| e.to_string())?;
-    println!(
-        "loaded {} training and {} validation positions from {} games or text blocks ({} filtered out) in {:.1} s",
-        data.train.len(),
-        data.valid.len(),
-        data.units,
-        data.filtered,
-        started.elapsed().as_secs_f64()
-    );
+    let data = load(&t.input)?;
     std::fs::create_dir_all(&t.out_dir).map_err(|e| format!("{}: {e}", t.out_dir.display()))?;
-    let fitted = network::fitted_eval_scale(&data.train);
-    let mut objective = t.objective;
-    if t.fit_eval_scale {
-        objective.k = fitted;
-    }
-    println!("eval scale {:.1} (the training scores' results fit {fitted:.1})", objective.k);
+    let objective = objective_for(&t.input, &data.train);
     println!(
         "hidden {}, output buckets {}, epochs {}, batch {}, lr {} ({:?}), wdl {}, power {}, weight decay {}, mirror {}, {} threads",
         state.net.hidden,
@@ -96,8 +123,8 @@ fn train(t: &TrainArgs) -> Result<(), String> {
         t.batch,
         t.lr,
         t.schedule,
-        t.objective.wdl,
-        t.objective.power,
+        objective.wdl,
+        objective.power,
         t.weight_decay,
         if t.mirror { "on" } else { "off" },
         rayon::current_num_threads()
@@ -173,6 +200,31 @@ fn report_quantisation(net: &Network, q: &QuantisedNetwork, sample: &[Entry], ob
         float_loss / n,
         integer_loss / n
     );
+}
+
+/// Scores each network on the data's validation positions (or, if the data holds none, on all).
+fn validate(networks: &[std::path::PathBuf], input: &DataArgs) -> Result<(), String> {
+    start_threads(input.threads)?;
+    let nets = networks.iter().map(|p| QuantisedNetwork::read(p)).collect::<Result<Vec<_>, _>>()?;
+    let data = load(input)?;
+    let objective = objective_for(input, &data.train);
+    let (set, name) = if data.valid.is_empty() { (&data.train, "all") } else { (&data.valid, "validation") };
+    if set.is_empty() {
+        return Err("no positions passed the filter".into());
+    }
+    for (path, net) in networks.iter().zip(&nets) {
+        let v = train::validate::score(net, set, &objective, 1000);
+        println!(
+            "{}: hash {:016x}, {} {} positions: loss {:.6}, |eval - score| mean {:.1} cp where |score| < 1000",
+            path.display(),
+            net.hash(),
+            v.positions,
+            name,
+            v.loss,
+            v.mean_error_cp
+        );
+    }
+    Ok(())
 }
 
 fn quantise(checkpoint_path: &Path, output: &Path) -> Result<(), String> {

@@ -92,6 +92,36 @@ impl QuantisedNetwork {
         }
     }
 
+    /// The float network that quantises to this one, with `buckets` output buckets, for a run
+    /// that starts from a trained network (`train --init`). A one-bucket network's output layer
+    /// is copied to every bucket, so that a bucketed network can start from it; any other
+    /// difference in bucket count is refused.
+    pub fn to_float(&self, buckets: usize) -> Result<Network, String> {
+        if buckets != self.buckets && self.buckets != 1 {
+            return Err(format!(
+                "the network has {} output buckets; it can start a run with {} or with any number if it has one",
+                self.buckets, self.buckets
+            ));
+        }
+        let (h, qa, qb) = (self.hidden, QA as f32, QB as f32);
+        let mut net = Network::zeroed(h, buckets);
+        let feature_end = INPUTS * h + h;
+        let weights = self.feature_weights.iter().chain(&self.feature_biases);
+        for (p, &w) in net.params[..feature_end].iter_mut().zip(weights) {
+            *p = f32::from(w) / qa;
+        }
+        let (outputs, biases) = net.params[feature_end..].split_at_mut(buckets * 2 * h);
+        for (b, layer) in outputs.chunks_exact_mut(2 * h).enumerate() {
+            let source = if self.buckets == 1 { 0 } else { b };
+            let stored = &self.output_weights[source * 2 * h..(source + 1) * 2 * h];
+            for (p, &w) in layer.iter_mut().zip(stored) {
+                *p = f32::from(w) / qb;
+            }
+            biases[b] = self.output_biases[source] as f32 / (qa * qb);
+        }
+        Ok(net)
+    }
+
     /// The length of everything after the header.
     pub fn body_len(hidden: usize, buckets: usize) -> usize {
         INPUTS * hidden * 2 + hidden * 2 + buckets * (2 * hidden * 2 + 4)

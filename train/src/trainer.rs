@@ -39,6 +39,12 @@ impl State {
         let optimiser = AdamW::new(net.params.len(), weight_decay);
         State { net, optimiser, epoch: 0, rng }
     }
+
+    /// A fresh run (epoch 0, new optimiser moments) whose weights start as `net`'s.
+    pub fn starting_from(net: Network, weight_decay: f32, seed: u64) -> State {
+        let optimiser = AdamW::new(net.params.len(), weight_decay);
+        State { net, optimiser, epoch: 0, rng: Rng::new(seed) }
+    }
 }
 
 /// What one epoch did.

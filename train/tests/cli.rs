@@ -174,3 +174,110 @@ fn train_quantise_info_and_eval() {
     assert!(text(&out).contains("hash"), "{}", text(&out));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// The loss figure of each `validate` line, by network file name.
+fn validation_losses(output: &Output) -> Vec<(String, String)> {
+    text(output)
+        .lines()
+        .filter(|l| l.contains(": hash ") && l.contains(" loss "))
+        .map(|l| {
+            let name = l.split(": hash ").next().unwrap().rsplit('/').next().unwrap().to_string();
+            let loss = l.split(" loss ").nth(1).unwrap().split(',').next().unwrap().to_string();
+            (name, loss)
+        })
+        .collect()
+}
+
+#[test]
+fn validate_scores_networks_and_init_starts_from_one() {
+    let dir = scratch_dir("validate");
+    let data = dir.join("data.txt");
+    write_data(&data);
+    let (data_s, one) = (data.to_str().unwrap(), dir.join("one"));
+    let trained = run(&[
+        "train",
+        "--data",
+        data_s,
+        "--out-dir",
+        one.to_str().unwrap(),
+        "--hidden",
+        "16",
+        "--batch",
+        "64",
+        "--lr",
+        "0.01",
+        "--epochs",
+        "2",
+        "--threads",
+        "1",
+    ]);
+    assert_eq!(trained.status.code(), Some(0), "{}", text(&trained));
+    // The integer loss that train reports for its final network is validate's figure.
+    let reported =
+        text(&trained).split("integer ").nth(1).unwrap().split_whitespace().next().unwrap().to_string();
+    let (first, last) = (one.join("epoch-1.lznn"), one.join("final.lznn"));
+    let scored = run(&["validate", first.to_str().unwrap(), last.to_str().unwrap(), "--data", data_s]);
+    assert_eq!(scored.status.code(), Some(0), "{}", text(&scored));
+    let losses = validation_losses(&scored);
+    assert_eq!(losses.len(), 2, "{}", text(&scored));
+    assert_eq!(losses[1], ("final.lznn".to_string(), reported));
+    assert!(text(&scored).contains("|eval - score| mean"));
+
+    // A bucketed run started from the one-bucket network, at a rate too small to move a
+    // weight by one quantum, evaluates exactly as the network it started from.
+    let four = dir.join("four");
+    let started = run(&[
+        "train",
+        "--data",
+        data_s,
+        "--out-dir",
+        four.to_str().unwrap(),
+        "--init",
+        last.to_str().unwrap(),
+        "--output-buckets",
+        "4",
+        "--lr",
+        "0.000000001",
+        "--epochs",
+        "1",
+        "--threads",
+        "1",
+    ]);
+    assert_eq!(started.status.code(), Some(0), "{}", text(&started));
+    assert!(text(&started).contains("starting from"), "{}", text(&started));
+    let info = text(&run(&["info", four.join("final.lznn").to_str().unwrap()]));
+    assert!(info.contains("output buckets 4") && info.contains("hidden 16"), "{info}");
+    let both = run(&[
+        "validate",
+        last.to_str().unwrap(),
+        four.join("final.lznn").to_str().unwrap(),
+        "--data",
+        data_s,
+    ]);
+    let losses = validation_losses(&both);
+    assert_eq!(losses.len(), 2, "{}", text(&both));
+    assert_eq!(losses[0].1, losses[1].1);
+
+    // A four-bucket network cannot start a two-bucket run; a missing network or data file is
+    // an error that names it, before any work.
+    let refused = run(&[
+        "train",
+        "--data",
+        data_s,
+        "--out-dir",
+        dir.join("two").to_str().unwrap(),
+        "--init",
+        four.join("final.lznn").to_str().unwrap(),
+        "--output-buckets",
+        "2",
+    ]);
+    assert_eq!(refused.status.code(), Some(1), "{}", text(&refused));
+    assert!(text(&refused).contains("4 output buckets"), "{}", text(&refused));
+    let missing = run(&["validate", dir.join("nope.lznn").to_str().unwrap(), "--data", data_s]);
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(text(&missing).contains("nope.lznn"), "{}", text(&missing));
+    let no_data = run(&["validate", last.to_str().unwrap(), "--data", dir.join("nope.vf").to_str().unwrap()]);
+    assert_eq!(no_data.status.code(), Some(1));
+    assert!(text(&no_data).contains("nope.vf"), "{}", text(&no_data));
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -145,19 +145,28 @@ fn integer_formula_by_hand() {
 /// The float network with the quantised weights put back into floats: the integer evaluation
 /// must give its output up to the two truncating divisions (under 1.1 cp together).
 fn dequantised(q: &QuantisedNetwork) -> Network {
-    let mut net = Network::zeroed(q.hidden, q.buckets);
-    let h = q.hidden;
-    for (i, &w) in q.feature_weights.iter().chain(&q.feature_biases).enumerate() {
-        net.params[i] = f32::from(w) / QA as f32;
+    q.to_float(q.buckets).expect("the same bucket count")
+}
+
+#[test]
+fn dequantising_then_quantising_gives_the_same_network() {
+    for buckets in [1, 8] {
+        let q = QuantisedNetwork::from_float(&random_network(64, buckets, 5));
+        assert_eq!(QuantisedNetwork::from_float(&dequantised(&q)), q, "{buckets} buckets");
     }
-    for (i, &w) in q.output_weights.iter().enumerate() {
-        net.params[INPUTS * h + h + i] = f32::from(w) / QB as f32;
+}
+
+#[test]
+fn a_one_bucket_network_starts_a_bucketed_one_with_the_same_evaluations() {
+    let one = QuantisedNetwork::from_float(&random_network(64, 1, 9));
+    let eight = QuantisedNetwork::from_float(&one.to_float(8).unwrap());
+    assert_eq!(eight.buckets, 8);
+    for (pieces, stm) in positions() {
+        assert_eq!(eight.evaluate(&pieces, stm), one.evaluate(&pieces, stm));
     }
-    let biases = net.params.len() - q.buckets;
-    for (i, &b) in q.output_biases.iter().enumerate() {
-        net.params[biases + i] = b as f32 / (QA * QB) as f32;
-    }
-    net
+    let message = eight.to_float(4).unwrap_err();
+    assert!(message.contains("8 output buckets"), "{message}");
+    assert_eq!(eight.to_float(8).unwrap().buckets, 8);
 }
 
 #[test]
