@@ -15,7 +15,7 @@
 //!   weights beyond `OUTPUT_WEIGHT_LIMIT` (`QA · 128` fits an i16).
 //!
 //! AVX-512 would halve the instruction count again, but its intrinsics need Rust 1.89 while the
-//! workspace promises 1.80; the AVX2 path is written to compile on both.
+//! workspace promises 1.85; the AVX2 path is written to compile on both.
 
 use super::{Column, HIDDEN, QA};
 use std::sync::OnceLock;
