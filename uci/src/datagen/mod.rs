@@ -2,12 +2,17 @@
 //! `viri`), every move with its search score, so the positions a trainer keeps are chosen when it
 //! reads them.
 //!
+//! Games are written in the order of their indices, whichever thread finishes first: a game that
+//! ends before those below it waits in memory. The file's first N games are then the same bytes
+//! whatever the thread count or timing, and so is every split a trainer makes of them.
+//!
 //! Resuming: after each game's bytes are written, `<output>.done` gets a line `<index> <end>`,
 //! the game's index and the file length after it. A restarted run cuts the data file back to the
 //! last listed end (dropping a game whose line never came) and skips the listed indices. Games
 //! are seeded by the run's seed and their index, so a resumed run writes the same games as an
-//! uninterrupted one: nothing is lost or written twice. `settings` keeps a resumed run from
-//! changing what its games are.
+//! uninterrupted one: nothing is lost or written twice (games still waiting at an interrupt were
+//! never listed, and are played again). `settings` keeps a resumed run from changing what its
+//! games are.
 
 pub mod game;
 pub mod inspect;
@@ -20,7 +25,7 @@ use parking_lot::Mutex;
 use smp::engine::search::Searcher;
 use smp::engine::tb::Tablebases;
 use smp::engine::tt::TranspositionTable;
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -118,10 +123,44 @@ fn recover(output: &Path) -> std::io::Result<HashSet<u64>> {
     Ok(done)
 }
 
+/// Where finished games go: written at once when every lower index is in the file, held until
+/// then otherwise.
 struct Sink {
     data: File,
     done: File,
     end: u64,
+    /// The lowest index neither in the file nor listed as done before this run.
+    next: u64,
+    /// Finished games above `next`: their bytes and their number of positions.
+    waiting: BTreeMap<u64, (Vec<u8>, u64)>,
+}
+
+impl Sink {
+    /// Takes a finished game and writes every game that is now next in line. Returns the games
+    /// and positions written.
+    fn finish(
+        &mut self,
+        index: u64,
+        bytes: Vec<u8>,
+        positions: u64,
+        done: &HashSet<u64>,
+    ) -> std::io::Result<(u64, u64)> {
+        self.waiting.insert(index, (bytes, positions));
+        let mut written = (0, 0);
+        while let Some((bytes, positions)) = self.waiting.remove(&self.next) {
+            self.data.write_all(&bytes)?;
+            self.end += bytes.len() as u64;
+            self.done.write_all(format!("{} {}\n", self.next, self.end).as_bytes())?;
+            written = (written.0 + 1, written.1 + positions);
+            self.next = first_not_done(self.next + 1, done);
+        }
+        Ok(written)
+    }
+}
+
+/// The first index from `from` on that an earlier run has not finished.
+fn first_not_done(from: u64, done: &HashSet<u64>) -> u64 {
+    (from..u64::MAX).find(|i| !done.contains(i)).unwrap_or(u64::MAX)
 }
 
 /// Runs the generation; `progress` is called about every `report_every` and at the end.
@@ -135,7 +174,8 @@ pub fn run(
     let data = OpenOptions::new().create(true).append(true).open(&config.output)?;
     let end = data.metadata()?.len();
     let done_log = OpenOptions::new().create(true).append(true).open(done_path(&config.output))?;
-    let sink = Mutex::new(Sink { data, done: done_log, end });
+    let first_free = first_not_done(0, &done);
+    let sink = Mutex::new(Sink { data, done: done_log, end, next: first_free, waiting: BTreeMap::new() });
     let tablebases = (!config.syzygy.is_empty()).then(|| Tablebases::open(&config.syzygy).0);
     let tablebases = tablebases.filter(|tb| tb.files() > 0);
 
@@ -157,7 +197,6 @@ pub fn run(
             scope.spawn(|| {
                 let tt = TranspositionTable::new(16);
                 let mut searcher = Searcher::new();
-                let mut bytes = Vec::new();
                 loop {
                     let index = next.fetch_add(1, Ordering::Relaxed);
                     if index >= config.games || failure.lock().is_some() {
@@ -167,22 +206,19 @@ pub fn run(
                         continue;
                     }
                     let record = play_game(config, index, &mut searcher, &tt, tablebases.as_ref());
-                    bytes.clear();
+                    let mut bytes = Vec::new();
                     let written = viri::encode_game(&record, &mut bytes)
                         .map_err(std::io::Error::other)
-                        .and_then(|()| {
-                            let mut sink = sink.lock();
-                            sink.data.write_all(&bytes)?;
-                            sink.end += bytes.len() as u64;
-                            let line = format!("{index} {}\n", sink.end);
-                            sink.done.write_all(line.as_bytes())
-                        });
-                    if let Err(e) = written {
-                        *failure.lock() = Some(e);
-                        return;
-                    }
-                    games.fetch_add(1, Ordering::Relaxed);
-                    positions.fetch_add(record.moves.len() as u64, Ordering::Relaxed);
+                        .and_then(|()| sink.lock().finish(index, bytes, record.moves.len() as u64, &done));
+                    let (new_games, new_positions) = match written {
+                        Ok(counts) => counts,
+                        Err(e) => {
+                            *failure.lock() = Some(e);
+                            return;
+                        }
+                    };
+                    games.fetch_add(new_games, Ordering::Relaxed);
+                    positions.fetch_add(new_positions, Ordering::Relaxed);
                     let mut last = last_report.lock();
                     if last.elapsed() >= report_every {
                         *last = Instant::now();

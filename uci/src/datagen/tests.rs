@@ -67,6 +67,15 @@ fn games_are_legal_reproducible_and_resumable() {
     assert_eq!(ga.len(), 6);
     assert_eq!(ga, gb, "a resumed run writes the same games as an uninterrupted one");
     assert!(
+        std::fs::read(a.join("data.vf")).unwrap() == std::fs::read(&data).unwrap(),
+        "in the same order: the same bytes"
+    );
+    // One thread or three: the same file.
+    let c = dir.join("c");
+    std::fs::create_dir_all(&c).unwrap();
+    generate(&DatagenConfig { threads: 3, ..config(&c, 6) });
+    assert!(std::fs::read(a.join("data.vf")).unwrap() == std::fs::read(c.join("data.vf")).unwrap());
+    assert!(
         ga.iter().any(|g| g.start.castle_rook(smp::engine::board::Color::White, true).file() != 7
             || g.start.castle_rook(smp::engine::board::Color::White, false).file() != 0),
         "some Chess960 starts"
@@ -83,6 +92,21 @@ fn games_are_legal_reproducible_and_resumable() {
             assert_ne!(game.outcome, Outcome::Draw, "a mated side does not draw");
         }
     }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn games_are_written_in_index_order_around_those_done_before() {
+    let dir = temp_dir("order");
+    let open = |name: &str| OpenOptions::new().create(true).append(true).open(dir.join(name)).unwrap();
+    let done: HashSet<u64> = [1, 3].into_iter().collect();
+    let mut sink = Sink { data: open("data"), done: open("done"), end: 0, next: 0, waiting: BTreeMap::new() };
+    assert_eq!(sink.finish(4, vec![4, 4], 2, &done).unwrap(), (0, 0), "4 waits for 0 and 2");
+    assert_eq!(sink.finish(2, vec![2], 1, &done).unwrap(), (0, 0), "2 waits for 0");
+    assert_eq!(sink.finish(0, vec![0], 1, &done).unwrap(), (3, 4), "0 lets 2 and 4 follow");
+    assert_eq!(sink.finish(5, vec![5], 1, &done).unwrap(), (1, 1));
+    assert_eq!(std::fs::read(dir.join("data")).unwrap(), [0, 2, 4, 4, 5]);
+    assert_eq!(std::fs::read_to_string(dir.join("done")).unwrap(), "0 1\n2 2\n4 4\n5 5\n");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
