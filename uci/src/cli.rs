@@ -63,6 +63,9 @@ fn bench_command(args: &[String]) -> i32 {
             return 2;
         }
     };
+    if let Some(problem) = &smp::engine::nnue::simd::Kernels::selection().problem {
+        eprintln!("{problem}");
+    }
     let result = run_bench(depth, |i, fen, nodes| {
         println!("position {:>2} nodes {:>10}  {fen}", i + 1, nodes);
     });

@@ -35,6 +35,7 @@ pub fn run_stdio() {
     // session reads no input (`Session::reads_input`).
     let (lines, inbox) = bounded::<(Input, Instant)>(INBOX_LINES);
     let mut session = Session::new(Output::stdout());
+    session.report_kernel_selection();
     // `stop` acts the moment it is read: with many search threads on few cores, waiting for
     // the session thread to be scheduled would add to the latency.
     let stopper = session.stop_handle();

@@ -223,3 +223,26 @@ fn bad_files_are_reported_once_and_change_nothing() {
     assert!(engine.child.wait().expect("exits").success());
     std::fs::remove_dir_all(&dir).expect("clean up");
 }
+
+#[test]
+fn lazuli_simd_caps_the_kernels_and_a_value_it_cannot_follow_is_named_once() {
+    let mut engine = Engine::start_with(&[("LAZULI_SIMD", "scalar")]);
+    let verdict = engine.network_verdict();
+    assert!(verdict.ends_with("(scalar kernels)"), "{verdict}");
+    engine.plays_a_legal_move(&["e2e4"]);
+
+    let fastest = nnue::simd::Kernels::select(None).kernels.name();
+    let mut engine = Engine::start_with(&[("LAZULI_SIMD", "sse9")]);
+    engine.send("isready");
+    let reply = engine.read_until("readyok", Duration::from_secs(10));
+    assert_eq!(
+        reply,
+        [
+            format!("info string LAZULI_SIMD=sse9 is not one of scalar, avx2, avx512; using {fastest}"),
+            "readyok".into()
+        ]
+    );
+    let verdict = engine.network_verdict();
+    assert!(verdict.ends_with(&format!("({fastest} kernels)")), "{verdict}");
+    engine.plays_a_legal_move(&["d2d4"]);
+}

@@ -97,6 +97,13 @@ impl Session {
         }
     }
 
+    /// Said once at start-up when `LAZULI_SIMD` names no path, or one this CPU lacks.
+    pub fn report_kernel_selection(&mut self) {
+        if let Some(problem) = &nnue::simd::Kernels::selection().problem {
+            self.info(problem);
+        }
+    }
+
     /// `eval`: the hand-crafted evaluation's breakdown, then the network's verdict if searches
     /// use one.
     pub(super) fn eval(&mut self) {
@@ -108,8 +115,9 @@ impl Session {
                 let white = stm * pos.side_to_move().sign();
                 text.push_str(&format!(
                     "\nNetwork {:016x}: {white} cp (White's view), {stm} cp (side to move's view); \
-                     searches use the network",
-                    network.hash()
+                     searches use the network ({} kernels)",
+                    network.hash(),
+                    network.kernels().name()
                 ));
             }
             None => text.push_str("\nNo network in use; searches use the hand-crafted evaluation"),

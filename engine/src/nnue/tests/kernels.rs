@@ -4,7 +4,7 @@
 
 use super::{extreme_network, Rng};
 use crate::board::Position;
-use crate::nnue::simd::{Kernels, OUTPUT_WEIGHT_LIMIT};
+use crate::nnue::simd::{Kernels, Selection, OUTPUT_WEIGHT_LIMIT};
 use crate::nnue::{Column, Network, HIDDEN, QA};
 
 fn extreme_column(rng: &mut Rng) -> Column {
@@ -131,4 +131,30 @@ fn every_path_evaluates_positions_alike() {
             }
         }
     }
+}
+
+#[test]
+fn the_simd_variable_caps_the_path_and_names_what_it_cannot_follow() {
+    let available = Kernels::available();
+    let fastest = *available.last().unwrap();
+    for request in [None, Some(""), Some("  ")] {
+        assert_eq!(Kernels::select(request), Selection { kernels: fastest, problem: None });
+    }
+    let bogus = Kernels::select(Some("sse9"));
+    assert_eq!(bogus.kernels, fastest);
+    assert!(bogus.problem.as_deref().is_some_and(|p| p.contains("sse9") && p.contains(fastest.name())));
+    assert_eq!(Kernels::select(Some("scalar")), Selection { kernels: Kernels::SCALAR, problem: None });
+    for (rank, name) in ["scalar", "avx2", "avx512"].into_iter().enumerate() {
+        for spelling in [name.to_string(), name.to_uppercase()] {
+            let chosen = Kernels::select(Some(&spelling));
+            // The fastest available path at or below the one named.
+            let expected = *available.iter().take_while(|k| rank_of(k) <= rank).last().unwrap();
+            assert_eq!(chosen.kernels, expected, "{spelling}");
+            assert_eq!(chosen.problem.is_some(), expected.name() != name, "{spelling}: {:?}", chosen.problem);
+        }
+    }
+}
+
+fn rank_of(kernels: &Kernels) -> usize {
+    ["scalar", "avx2", "avx512"].iter().position(|&n| n == kernels.name()).unwrap()
 }
