@@ -149,11 +149,20 @@ fn write_magics(out: &mut String, name: &str, entries: &[MagicEntry]) {
     writeln!(out, "];").unwrap();
 }
 
-/// The AVX-512 intrinsics and their run-time detection were stabilised in Rust 1.89; the
-/// workspace builds from 1.85, so the AVX-512 kernels compile only where the compiler has them.
+/// The AVX-512 intrinsics and `#[target_feature(enable = "avx512bw")]` were stabilised in Rust
+/// 1.89; the workspace builds from 1.85, so the AVX-512 kernels compile only where the compiler
+/// accepts both (asked of the compiler itself rather than of its version number, so that a
+/// nightly from before the stabilisation is answered right).
 fn probe_avx512_intrinsics() {
     println!("cargo:rustc-check-cfg=cfg(has_avx512_intrinsics)");
-    if autocfg::new().probe_rustc_version(1, 89) {
+    let probe = r#"
+        #![allow(warnings)]
+        #[target_feature(enable = "avx512f,avx512bw")]
+        pub unsafe fn sum(v: core::arch::x86_64::__m512i) -> i32 {
+            core::arch::x86_64::_mm512_reduce_add_epi32(core::arch::x86_64::_mm512_add_epi16(v, v))
+        }
+    "#;
+    if autocfg::new().probe_raw(probe).is_ok() {
         println!("cargo:rustc-cfg=has_avx512_intrinsics");
     }
 }

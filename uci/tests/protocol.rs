@@ -629,6 +629,7 @@ fn never_clear_hash_keeps_the_table_across_ucinewgame() {
 fn spawn_piped() -> Child {
     Command::new(env!("CARGO_BIN_EXE_lazuli"))
         .env_remove("LAZULI_LOG")
+        .env_remove("LAZULI_SIMD")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -761,6 +762,7 @@ fn more_threads_than_the_address_space_holds_are_refused_and_the_engine_goes_on(
     let mut child = Command::new("sh")
         .args(["-c", &script])
         .env_remove("LAZULI_LOG")
+        .env_remove("LAZULI_SIMD")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())

@@ -21,6 +21,7 @@ impl Engine {
     pub fn start_with(env: &[(&str, &str)]) -> Engine {
         let mut child = Command::new(env!("CARGO_BIN_EXE_lazuli"))
             .env_remove("LAZULI_LOG")
+            .env_remove("LAZULI_SIMD")
             .envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

@@ -93,8 +93,8 @@ pub(super) unsafe fn screlu_output(
     w_us: &[i16; HIDDEN],
     w_them: &[i16; HIDDEN],
 ) -> i32 {
-    // SAFETY: the caller guarantees AVX2. Every load reads `LANES` i16 starting at
-    // `at + LANES <= HIDDEN`, inside its array.
+    // SAFETY: the caller guarantees AVX2. Every load reads `LANES` i16 starting at `at`, with
+    // `at + LANES <= HIDDEN`: inside its array.
     unsafe {
         let zero = _mm256_setzero_si256();
         let ceiling = _mm256_set1_epi16(QA as i16);

@@ -63,7 +63,10 @@ impl Kernels {
     /// What `detected` returns, with the reason when `LAZULI_SIMD` could not be followed.
     pub fn selection() -> &'static Selection {
         static SELECTED: OnceLock<Selection> = OnceLock::new();
-        SELECTED.get_or_init(|| Kernels::select(std::env::var(SIMD_VARIABLE).ok().as_deref()))
+        SELECTED.get_or_init(|| match std::env::var_os(SIMD_VARIABLE) {
+            None => Kernels::select(None),
+            Some(value) => Kernels::select(Some(&value.to_string_lossy())),
+        })
     }
 
     /// The fastest available path at or below `request` (a path's name; none or empty: no cap).
