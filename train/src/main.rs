@@ -12,6 +12,25 @@ use train::nnue::{self, QuantisedNetwork};
 use train::trainer::{EpochReport, Settings, State, Trainer};
 use train::{checkpoint, Colour};
 
+/// `println!`, except that a closed reader (`lazuli-train info net.lznn | head -1`) ends the
+/// process quietly instead of panicking, and any other write error ends it with status 1 and a
+/// message, so that a truncated report never looks complete.
+macro_rules! outln {
+    ($($arg:tt)*) => { write_out(format_args!("{}\n", format_args!($($arg)*))) };
+}
+
+fn write_out(text: std::fmt::Arguments) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = out.write_fmt(text).and_then(|()| out.flush()) {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        let _ = writeln!(std::io::stderr(), "lazuli-train: cannot write to standard output: {e}");
+        std::process::exit(1);
+    }
+}
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let command = match cli::parse(&args) {
@@ -23,7 +42,7 @@ fn main() -> ExitCode {
     };
     let result = match command {
         Command::Help => {
-            println!("{USAGE}");
+            outln!("{USAGE}");
             Ok(())
         }
         Command::Train(t) => train(&t),
@@ -59,7 +78,7 @@ fn start_threads(threads: usize) -> Result<(), String> {
 fn load(input: &DataArgs) -> Result<data::Dataset, String> {
     let started = Instant::now();
     let data = data::load(&input.data, input.format, input.filter).map_err(|e| e.to_string())?;
-    println!(
+    outln!(
         "loaded {} training and {} validation positions from {} games or text blocks ({} filtered out) in {:.1} s",
         data.train.len(),
         data.valid.len(),
@@ -77,7 +96,7 @@ fn objective_for(input: &DataArgs, train: &[Entry]) -> Objective {
     if input.fit_eval_scale {
         objective.k = fitted;
     }
-    println!("eval scale {:.1} (the training scores' results fit {fitted:.1})", objective.k);
+    outln!("eval scale {:.1} (the training scores' results fit {fitted:.1})", objective.k);
     objective
 }
 
@@ -97,7 +116,7 @@ fn train(t: &TrainArgs) -> Result<(), String> {
                 ));
             }
             state.optimiser.weight_decay = t.weight_decay;
-            println!("resuming {} after epoch {}", path.display(), state.epoch);
+            outln!("resuming {} after epoch {}", path.display(), state.epoch);
             state
         }
         (None, Some(path)) => {
@@ -107,7 +126,7 @@ fn train(t: &TrainArgs) -> Result<(), String> {
             }
             let net =
                 q.to_float(t.buckets.unwrap_or(q.buckets)).map_err(|e| format!("{}: {e}", path.display()))?;
-            println!("starting from {} (hash {:016x})", path.display(), q.hash());
+            outln!("starting from {} (hash {:016x})", path.display(), q.hash());
             State::starting_from(net, t.weight_decay, t.seed)
         }
         (None, None) => State::new(t.hidden.unwrap_or(256), t.buckets.unwrap_or(1), t.weight_decay, t.seed),
@@ -115,7 +134,7 @@ fn train(t: &TrainArgs) -> Result<(), String> {
     let data = load(&t.input)?;
     std::fs::create_dir_all(&t.out_dir).map_err(|e| format!("{}: {e}", t.out_dir.display()))?;
     let objective = objective_for(&t.input, &data.train);
-    println!(
+    outln!(
         "hidden {}, output buckets {}, epochs {}, batch {}, lr {} ({:?}), wdl {}, power {}, weight decay {}, mirror {}, {} threads",
         state.net.hidden,
         state.net.buckets,
@@ -146,7 +165,7 @@ fn train(t: &TrainArgs) -> Result<(), String> {
         let elapsed = run_clock.elapsed().as_secs_f64();
         let eta = elapsed / f64::from(done) * f64::from(t.epochs - r.epoch);
         let valid = r.valid_loss.map_or("-".to_string(), |v| format!("{v:.6}"));
-        println!(
+        outln!(
             "epoch {:>3}/{}  train {:.6}  valid {valid}  lr {:.2e}  {:.0} pos/s  elapsed {}  eta {}",
             r.epoch,
             t.epochs,
@@ -169,7 +188,7 @@ fn train(t: &TrainArgs) -> Result<(), String> {
     let pool = if data.valid.is_empty() { &data.train } else { &data.valid };
     let sample: Vec<Entry> = pool.iter().step_by(pool.len().div_ceil(100_000).max(1)).copied().collect();
     report_quantisation(net, &q, &sample, &objective);
-    println!("wrote {}", final_path.display());
+    outln!("wrote {}", final_path.display());
     Ok(())
 }
 
@@ -192,7 +211,7 @@ fn report_quantisation(net: &Network, q: &QuantisedNetwork, sample: &[Entry], ob
         integer_loss += f64::from(loss_of_eval(integer_cp, e, objective));
     }
     let n = sample.len() as f64;
-    println!(
+    outln!(
         "quantisation: |float - integer| over {} positions: mean {:.2} cp, max {:.1} cp; loss float {:.6}, integer {:.6}",
         sample.len(),
         total / n,
@@ -214,7 +233,7 @@ fn validate(networks: &[std::path::PathBuf], input: &DataArgs) -> Result<(), Str
     }
     for (path, net) in networks.iter().zip(&nets) {
         let v = train::validate::score(net, set, &objective, 1000);
-        println!(
+        outln!(
             "{}: hash {:016x}, {} {} positions: loss {:.6}, |eval - score| mean {:.1} cp where |score| < 1000",
             path.display(),
             net.hash(),
@@ -230,7 +249,7 @@ fn validate(networks: &[std::path::PathBuf], input: &DataArgs) -> Result<(), Str
 fn quantise(checkpoint_path: &Path, output: &Path) -> Result<(), String> {
     let state = checkpoint::read(checkpoint_path)?;
     QuantisedNetwork::from_float(&state.net).write(output)?;
-    println!(
+    outln!(
         "wrote {} (hidden {}, output buckets {}, after epoch {} of its run)",
         output.display(),
         state.net.hidden,
@@ -248,16 +267,16 @@ fn info(path: &Path) -> Result<(), String> {
         let (lo, hi) = v.iter().fold((i16::MAX, i16::MIN), |(lo, hi), &x| (lo.min(x), hi.max(x)));
         format!("{lo}..{hi}")
     };
-    println!("{}: a valid network file", path.display());
+    outln!("{}: a valid network file", path.display());
     let version = u32::from_le_bytes([bytes[4], bytes[5], bytes[6], bytes[7]]);
-    println!("  magic LZNN, version {version}, {} bytes", bytes.len());
-    println!("  inputs 768, hidden {}, activation SCReLU, output buckets {}", q.hidden, q.buckets);
-    println!("  QA {}, QB {}, SCALE {}", nnue::QA, nnue::QB, nnue::SCALE);
-    println!("  hash {:#018x}", q.hash());
-    println!("  feature weights {}", range(&q.feature_weights));
-    println!("  feature biases {}", range(&q.feature_biases));
-    println!("  output weights {}", range(&q.output_weights));
-    println!("  output biases {:?}", q.output_biases);
+    outln!("  magic LZNN, version {version}, {} bytes", bytes.len());
+    outln!("  inputs 768, hidden {}, activation SCReLU, output buckets {}", q.hidden, q.buckets);
+    outln!("  QA {}, QB {}, SCALE {}", nnue::QA, nnue::QB, nnue::SCALE);
+    outln!("  hash {:#018x}", q.hash());
+    outln!("  feature weights {}", range(&q.feature_weights));
+    outln!("  feature biases {}", range(&q.feature_biases));
+    outln!("  output weights {}", range(&q.output_weights));
+    outln!("  output biases {:?}", q.output_biases);
     Ok(())
 }
 
@@ -266,6 +285,6 @@ fn eval(path: &Path, fen: &str) -> Result<(), String> {
     let (pieces, stm) = parse_fen(fen).map_err(|e| e.to_string())?;
     let cp = q.evaluate(&pieces, stm);
     let white = if stm == Colour::White { cp } else { -cp };
-    println!("{cp} cp for the side to move ({white} cp for White)");
+    outln!("{cp} cp for the side to move ({white} cp for White)");
     Ok(())
 }

@@ -47,6 +47,17 @@ fn exit_codes() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+#[cfg(target_os = "linux")]
+#[test]
+fn a_failed_write_is_an_error_with_a_message() {
+    let full = std::fs::OpenOptions::new().write(true).open("/dev/full").expect("/dev/full");
+    let out = Command::new(env!("CARGO_BIN_EXE_lazuli-train")).arg("--help").stdout(full).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("cannot write to standard output"), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
 fn write_data(path: &Path) {
     // Kings and a few pieces; the score is the material balance from White's side.
     let placements = [

@@ -23,7 +23,7 @@ pub fn run(args: &[String]) -> i32 {
         }
         // `scaling` and `datagen` print their own, longer help.
         Some("perft" | "bench" | "spsa") if args[1..].iter().any(|a| a == "--help" || a == "-h") => {
-            println!("{USAGE}");
+            crate::outln!("{USAGE}");
             0
         }
         Some("perft") => perft_command(&args[1..]),
@@ -33,18 +33,18 @@ pub fn run(args: &[String]) -> i32 {
         // OpenBench passes the whole request as one argument (then `quit`).
         Some(spec) if spec.starts_with("genfens") => crate::datagen_cli::genfens_command(spec),
         Some("spsa") => {
-            print!("{}", smp::engine::search::params::openbench_spsa_input());
+            crate::out!("{}", smp::engine::search::params::openbench_spsa_input());
             if !cfg!(feature = "spsa") {
                 eprintln!("note: this build does not offer them as UCI options; build with --features spsa");
             }
             0
         }
         Some("--version" | "-V" | "version") => {
-            println!("{}", crate::version::name());
+            crate::outln!("{}", crate::version::name());
             0
         }
         Some("help" | "-h" | "--help") => {
-            println!("{USAGE}");
+            crate::outln!("{USAGE}");
             0
         }
         Some(other) => {
@@ -67,11 +67,11 @@ fn bench_command(args: &[String]) -> i32 {
         eprintln!("{problem}");
     }
     let result = run_bench(depth, |i, fen, nodes| {
-        println!("position {:>2} nodes {:>10}  {fen}", i + 1, nodes);
+        crate::outln!("position {:>2} nodes {:>10}  {fen}", i + 1, nodes);
     });
-    println!();
-    println!("depth {depth}, time {} ms", result.elapsed.as_millis());
-    println!("{} nodes {} nps", result.nodes, result.nps());
+    crate::outln!();
+    crate::outln!("depth {depth}, time {} ms", result.elapsed.as_millis());
+    crate::outln!("{} nodes {} nps", result.nodes, result.nps());
     0
 }
 

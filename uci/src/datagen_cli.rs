@@ -38,7 +38,7 @@ pub fn datagen_command(args: &[String]) -> i32 {
     let mut it = args.iter();
     while let Some(flag) = it.next() {
         if flag == "--help" || flag == "-h" {
-            println!("{USAGE}");
+            crate::outln!("{USAGE}");
             return 0;
         }
         let Some(value) = it.next() else {
@@ -151,7 +151,7 @@ fn clock(secs: f64) -> String {
 fn inspect_command(args: &[String]) -> i32 {
     let (path, text) = match args {
         [flag] if flag == "--help" || flag == "-h" => {
-            println!("{USAGE}");
+            crate::outln!("{USAGE}");
             return 0;
         }
         [path] => (path, None),
@@ -178,7 +178,7 @@ fn inspect_command(args: &[String]) -> i32 {
     let summary = inspect::inspect(file, text_file.as_mut().map(|f| f as &mut dyn std::io::Write));
     match summary {
         Ok(summary) => {
-            print!("{}", summary.report());
+            crate::out!("{}", summary.report());
             i32::from(summary.error.is_some())
         }
         Err(e) => {
@@ -237,7 +237,7 @@ pub fn genfens_command(spec: &str) -> i32 {
         searcher.clear();
         tt.clear(1);
         if searcher.search_alone(&board, &limits, &tt, None).score.abs() <= 300 {
-            println!("info string genfens {}", board.position().to_fen());
+            crate::outln!("info string genfens {}", board.position().to_fen());
             printed += 1;
         }
     }

@@ -16,5 +16,6 @@ pub mod scaling_cli;
 #[allow(unsafe_code)]
 pub mod sched;
 pub mod session;
+pub mod stdout;
 pub mod version;
 pub mod wdl;

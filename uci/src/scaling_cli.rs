@@ -61,7 +61,7 @@ fn parse_args(args: &[String]) -> Result<(ScalingConfig, Option<String>), String
 
 pub fn scaling_command(args: &[String]) -> i32 {
     if args.iter().any(|a| a == "--help" || a == "-h") {
-        println!("usage: {USAGE}\n\nDefaults: threads 1,2,4,... up to the logical cores; depth 16; 24 positions spread over\nthe bench list; 1 time-to-depth run per position and thread count; 1000 ms per position for\nspeed; 64 MB hash; helpers as `SMP Helpers` (identical). See uci/src/scaling.rs for the method.");
+        crate::outln!("usage: {USAGE}\n\nDefaults: threads 1,2,4,... up to the logical cores; depth 16; 24 positions spread over\nthe bench list; 1 time-to-depth run per position and thread count; 1000 ms per position for\nspeed; 64 MB hash; helpers as `SMP Helpers` (identical). See uci/src/scaling.rs for the method.");
         return 0;
     }
     let (config, csv) = match parse_args(args) {
@@ -71,7 +71,7 @@ pub fn scaling_command(args: &[String]) -> i32 {
             return 2;
         }
     };
-    println!(
+    crate::outln!(
         "Thread scaling: {} positions, time to depth {} ({} run(s) each), {} ms per position for speed, {} MB hash, helpers {}",
         config.positions.len(),
         config.depth,
@@ -82,13 +82,13 @@ pub fn scaling_command(args: &[String]) -> i32 {
     );
     let rows = run(&config, |what| eprintln!("measuring {what}"));
     let summary = summarize(&rows);
-    println!("{}", to_table(&summary));
+    crate::outln!("{}", to_table(&summary));
     if let Some(path) = csv {
         if let Err(e) = std::fs::write(&path, to_csv(&summary)) {
             eprintln!("cannot write {path}: {e}");
             return 1;
         }
-        println!("wrote {path}");
+        crate::outln!("wrote {path}");
     }
     0
 }

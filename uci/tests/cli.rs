@@ -149,3 +149,40 @@ fn genfens_prints_balanced_starts_as_openbench_asks() {
     assert_eq!(lazuli(&["genfens three seed 1 book None"]).status.code(), Some(2));
     let _ = std::fs::remove_dir_all(dir);
 }
+
+#[test]
+fn a_reader_that_stops_early_ends_the_tool_quietly() {
+    use std::io::BufRead;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_lazuli"))
+        .arg("genfens 1000000 seed 3 book None")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run lazuli");
+    let mut reader = std::io::BufReader::new(child.stdout.take().expect("stdout"));
+    let mut first = String::new();
+    reader.read_line(&mut first).expect("one line");
+    assert!(first.starts_with("info string genfens "), "{first}");
+    drop(reader);
+    let out = child.wait_with_output().expect("lazuli ends");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_failed_write_is_an_error_with_a_message() {
+    let full = std::fs::OpenOptions::new().write(true).open("/dev/full").expect("/dev/full");
+    let out = Command::new(env!("CARGO_BIN_EXE_lazuli"))
+        .arg("--version")
+        .stdin(Stdio::null())
+        .stdout(full)
+        .output()
+        .expect("run lazuli");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("cannot write to standard output"), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
