@@ -97,11 +97,13 @@ fn perft_command(args: &[String]) -> i32 {
     match write_divide(&mut out, &pos, depth, chess960) {
         Ok((total, elapsed)) => {
             let secs = elapsed.as_secs_f64().max(1e-9);
-            let _ = out.flush();
+            if let Err(e) = out.flush() {
+                crate::stdout::failed(&e);
+            }
             eprintln!("time {:.3} s, {:.0} nodes/second", secs, total as f64 / secs);
             0
         }
-        Err(_) => 1,
+        Err(e) => crate::stdout::failed(&e),
     }
 }
 

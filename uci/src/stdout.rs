@@ -11,12 +11,17 @@ use std::io::{ErrorKind, Write};
 pub fn write(text: Arguments) {
     let mut out = std::io::stdout().lock();
     if let Err(e) = out.write_fmt(text).and_then(|()| out.flush()) {
-        if e.kind() == ErrorKind::BrokenPipe {
-            std::process::exit(0);
-        }
-        let _ = writeln!(std::io::stderr(), "cannot write to standard output: {e}");
-        std::process::exit(1);
+        failed(&e);
     }
+}
+
+/// Ends the process after a write to standard output failed with `e`, as the module says.
+pub fn failed(e: &std::io::Error) -> ! {
+    if e.kind() == ErrorKind::BrokenPipe {
+        std::process::exit(0);
+    }
+    let _ = writeln!(std::io::stderr(), "cannot write to standard output: {e}");
+    std::process::exit(1);
 }
 
 /// `print!` through `stdout::write`.

@@ -174,15 +174,17 @@ fn a_reader_that_stops_early_ends_the_tool_quietly() {
 #[cfg(target_os = "linux")]
 #[test]
 fn a_failed_write_is_an_error_with_a_message() {
-    let full = std::fs::OpenOptions::new().write(true).open("/dev/full").expect("/dev/full");
-    let out = Command::new(env!("CARGO_BIN_EXE_lazuli"))
-        .arg("--version")
-        .stdin(Stdio::null())
-        .stdout(full)
-        .output()
-        .expect("run lazuli");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{stderr}");
-    assert!(stderr.contains("cannot write to standard output"), "{stderr}");
-    assert!(!stderr.contains("panicked"), "{stderr}");
+    for args in [&["--version"][..], &["perft", "2"]] {
+        let full = std::fs::OpenOptions::new().write(true).open("/dev/full").expect("/dev/full");
+        let out = Command::new(env!("CARGO_BIN_EXE_lazuli"))
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(full)
+            .output()
+            .expect("run lazuli");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(stderr.contains("cannot write to standard output"), "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    }
 }
