@@ -49,7 +49,7 @@ pub fn output_bucket(pieces: u32, buckets: usize) -> usize {
 /// The network the engine starts with and that an empty `EvalFile` returns to (`None` would make
 /// the hand-crafted evaluation the default). How it was trained: docs/nnue.md. A test checks that
 /// it loads.
-pub const EMBEDDED_NETWORK: Option<&[u8]> = Some(include_bytes!("../../networks/nn-55270f96166a2e9c.lznn"));
+pub const EMBEDDED_NETWORK: Option<&[u8]> = Some(include_bytes!("../../networks/nn-10d26d66fe6e89b2.lznn"));
 
 /// `HIDDEN` i16 values aligned to a cache line: one feature's weights, the biases, an output
 /// weight vector, or one perspective of an accumulator. Aligned, no vector load straddles two
