@@ -52,8 +52,9 @@ if [ "$status" -ne 0 ]; then
     exit "$status"
 fi
 
-# The match runner's own tests (statistics, clocks, adjudication, bug detection).
-"$venv/bin/python" -m unittest discover -s scripts/tests
+# The tools' own tests (the match runner's statistics, clocks, adjudication and bug detection;
+# those that drive the engine use the release binary).
+LAZULI_BIN="$binary" "$venv/bin/python" -m unittest discover -s scripts/tests
 
 # The scaling charts from a tiny benchmark: the CSV that `lazuli scaling` writes is what
 # scripts/plot_scaling.py reads.

@@ -1,6 +1,7 @@
 //! What every node of the search needs: counting and the stop check, the time used, the
 //! evaluation, draws and their value, the principal variation, and reading the table's entries.
 
+use super::params::NNUE_OUTPUT_PERCENT;
 use super::score::{DRAW, MATE_BOUND, MAX_PLY, TB_WIN};
 use super::{Searcher, SharedState};
 use crate::board::{Board, Move, Position};
@@ -84,7 +85,15 @@ impl Searcher {
         match &mut self.nnue {
             None => crate::eval::evaluate(pos, &mut self.pawn_cache),
             // A network's output is unbounded; the search's evaluations stay far from mates.
-            Some(accumulators) => accumulators.evaluate(pos).clamp(-EVAL_LIMIT, EVAL_LIMIT),
+            Some(accumulators) => {
+                let output = accumulators.evaluate(pos).clamp(-EVAL_LIMIT, EVAL_LIMIT);
+                let percent = NNUE_OUTPUT_PERCENT();
+                if percent == 100 {
+                    output
+                } else {
+                    (output * percent / 100).clamp(-EVAL_LIMIT, EVAL_LIMIT)
+                }
+            }
         }
     }
 

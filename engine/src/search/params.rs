@@ -158,6 +158,11 @@ tunables! {
     CORRECTION_MAX = 96, 32..=200, step 8;
     CORRECTION_MAX_ERROR = 256, 64..=512, step 32;
     CORRECTION_MAX_WEIGHT = 16, 4..=40, step 2;
+
+    /// The network's evaluation as the search sees it, in percent of its output: the margins
+    /// above were fitted to the hand-crafted evaluation's centipawns, and a network need not
+    /// share that scale (`scripts/eval_scale.py` measures it).
+    NNUE_OUTPUT_PERCENT = 100, 70..=140, step 4;
 }
 
 /// Sets the tunable `name` (case-insensitive) to `value`; false if there is no such constant or
