@@ -22,12 +22,12 @@ import lzma
 import random
 import re
 import statistics
-import subprocess
 import sys
 from typing import List, Optional, Sequence, Tuple
 
-import chess
 import chess.pgn
+
+from hash_file_reuse import Engine
 
 SCORE = re.compile(r"^([+-]\d+\.\d+)/")
 HAND_CRAFTED = re.compile(r"^Final evaluation: .*, ([+-]?\d+\.\d+) \(side to move's view\)")
@@ -54,41 +54,27 @@ def positions(path: str, min_ply: int) -> List[Tuple[str, int]]:
     return found
 
 
-class Engine:
+class EvalEngine(Engine):
+    """A Lazuli process that answers `eval` for one position after another."""
+
     def __init__(self, command: str, options: Sequence[str]):
-        self.proc = subprocess.Popen([command], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        super().__init__(command)
         self.send("uci")
-        self.wait_for(lambda line: line == "uciok")
+        self.until("uciok")
         for option in options:
             name, _, value = option.partition("=")
             self.send(f"setoption name {name} value {value}")
         self.send("isready")
-        self.wait_for(lambda line: line == "readyok")
-
-    def send(self, text: str) -> None:
-        self.proc.stdin.write(text + "\n")
-        self.proc.stdin.flush()
-
-    def wait_for(self, done) -> List[str]:
-        lines = []
-        while True:
-            line = self.proc.stdout.readline()
-            if not line:
-                raise RuntimeError("the engine closed its output")
-            line = line.strip()
+        for line in self.until("readyok"):
             if line.startswith("info string"):
                 print(line, file=sys.stderr)
-            lines.append(line)
-            if done(line):
-                return lines
 
     def evaluate(self, fen: str) -> Tuple[int, Optional[int], Optional[str]]:
         """(hand-crafted cp, network cp or None, network name) for the side to move."""
         self.send(f"position fen {fen}")
         self.send("eval")
-        lines = self.wait_for(lambda line: line.startswith("Network") or line.startswith("No network"))
         hand = network = name = None
-        for line in lines:
+        for line in self.until(("Network", "No network")):
             if found := HAND_CRAFTED.match(line):
                 hand = round(float(found.group(1)) * 100)
             if found := NETWORK.match(line):
@@ -97,18 +83,10 @@ class Engine:
             raise RuntimeError(f"no hand-crafted evaluation in the answer for {fen}")
         return hand, network, name
 
-    def close(self) -> None:
-        try:
-            self.send("quit")
-            self.proc.wait(timeout=30)
-        except (OSError, subprocess.TimeoutExpired):
-            self.proc.kill()
-            self.proc.wait()
-
 
 def evaluate_all(command: str, options: Sequence[str], sample: Sequence[Tuple[str, int]]):
     """(hand-crafted, network, score) for each sampled position, and the network's name."""
-    engine = Engine(command, options)
+    engine = EvalEngine(command, options)
     rows = []
     name = None
     try:

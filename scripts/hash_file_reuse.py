@@ -36,7 +36,8 @@ class Engine:
         self.proc.stdin.write(text + "\n")
         self.proc.stdin.flush()
 
-    def until(self, prefix: str) -> list[str]:
+    def until(self, prefix: str | tuple[str, ...]) -> list[str]:
+        """The lines up to and including the first that starts with `prefix` (or one of them)."""
         lines = []
         while True:
             line = self.proc.stdout.readline()
@@ -56,8 +57,12 @@ class Engine:
         return int(last[last.index("nodes") + 1]), elapsed
 
     def close(self):
-        self.send("quit")
-        self.proc.wait(timeout=30)
+        try:
+            self.send("quit")
+            self.proc.wait(timeout=30)
+        except (OSError, subprocess.TimeoutExpired):
+            self.proc.kill()
+            self.proc.wait()
 
 
 def main() -> int:

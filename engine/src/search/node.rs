@@ -85,15 +85,7 @@ impl Searcher {
         match &mut self.nnue {
             None => crate::eval::evaluate(pos, &mut self.pawn_cache),
             // A network's output is unbounded; the search's evaluations stay far from mates.
-            Some(accumulators) => {
-                let output = accumulators.evaluate(pos).clamp(-EVAL_LIMIT, EVAL_LIMIT);
-                let percent = NNUE_OUTPUT_PERCENT();
-                if percent == 100 {
-                    output
-                } else {
-                    (output * percent / 100).clamp(-EVAL_LIMIT, EVAL_LIMIT)
-                }
-            }
+            Some(accumulators) => scale_network_output(accumulators.evaluate(pos), NNUE_OUTPUT_PERCENT()),
         }
     }
 
@@ -173,5 +165,32 @@ impl Searcher {
             self.pv[ply][i + 1] = self.pv[ply + 1][i];
         }
         self.pv_len[ply] = child_len.min(MAX_PLY - 1) + 1;
+    }
+}
+
+/// A network's output as the search sees it: `percent` of it, within ±`EVAL_LIMIT`. At 100 (a
+/// normal build's constant) it is the output itself, clamped.
+#[inline(always)]
+fn scale_network_output(output: i32, percent: i32) -> i32 {
+    let output = output.clamp(-EVAL_LIMIT, EVAL_LIMIT);
+    if percent == 100 {
+        output
+    } else {
+        (output * percent / 100).clamp(-EVAL_LIMIT, EVAL_LIMIT)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_network_output_is_scaled_by_percent_and_stays_within_the_limit() {
+        assert_eq!(scale_network_output(250, 100), 250);
+        assert_eq!(scale_network_output(250, 140), 350);
+        assert_eq!(scale_network_output(-250, 70), -175);
+        assert_eq!(scale_network_output(i32::MAX, 100), EVAL_LIMIT);
+        assert_eq!(scale_network_output(i32::MIN, 140), -EVAL_LIMIT);
+        assert_eq!(scale_network_output(9_000, 140), EVAL_LIMIT);
     }
 }
