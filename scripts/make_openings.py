@@ -13,7 +13,11 @@ Recipe (deterministic for a given seed, engine build and node counts):
 4. Write each kept position as EPD with ``ce`` (centipawns for the side to move), ``c0`` (the
    line that led to it, in UCI notation), ``hmvc`` and ``fmvn``.
 
-Example (the command that produced scripts/openings.epd is in docs/tools.md):
+The random lines are drawn in one sequence and kept in that order, so ``--jobs`` (engines
+scoring at once) changes only the speed, never the file.
+
+Example (the commands that produced scripts/openings.epd and scripts/openings-large.epd are in
+docs/tools.md):
 
     .venv/bin/python scripts/make_openings.py --count 250 --seed 1 --output scripts/openings.epd
 """
@@ -21,9 +25,12 @@ Example (the command that produced scripts/openings.epd is in docs/tools.md):
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import sys
-from typing import List, Optional, Sequence
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from typing import Iterator, List, Optional, Sequence, Tuple
 
 import chess
 import chess.engine
@@ -40,6 +47,7 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
     p.add_argument("--max-cp", type=int, default=60, help="keep when |score| <= this")
     p.add_argument("--screen-nodes", type=int, default=20_000, help="nodes for the cheap screen")
     p.add_argument("--screen-cp", type=int, default=150, help="screen keeps |score| <= this")
+    p.add_argument("--jobs", type=int, default=1, help="engines scoring at once")
     p.add_argument("--output", required=True, help="EPD file to write")
     return p.parse_args(argv)
 
@@ -62,36 +70,90 @@ def score_cp(engine: chess.engine.SimpleEngine, board: chess.Board, nodes: int) 
     return info["score"].relative.score()
 
 
+def candidates(rng: random.Random, plies: int) -> Iterator[Tuple[int, chess.Board]]:
+    """Random lines in drawing order, numbered from 1, without repeated positions."""
+    seen = set()
+    tried = 0
+    while True:
+        board = random_line(rng, plies)
+        tried += 1
+        if board is None:
+            continue
+        key = board.epd()
+        if key in seen:
+            continue
+        seen.add(key)
+        yield tried, board
+
+
+class Judge:
+    """One engine per worker thread, each started on first use."""
+
+    def __init__(self, command: str) -> None:
+        self.command = command
+        self.local = threading.local()
+        self.engines: List[chess.engine.SimpleEngine] = []
+        self.lock = threading.Lock()
+
+    def engine(self) -> chess.engine.SimpleEngine:
+        engine = getattr(self.local, "engine", None)
+        if engine is None:
+            engine = chess.engine.SimpleEngine.popen_uci(self.command)
+            engine.configure({"Threads": 1, "Hash": 16})
+            self.local.engine = engine
+            with self.lock:
+                self.engines.append(engine)
+        return engine
+
+    def close(self) -> None:
+        for engine in self.engines:
+            engine.quit()
+
+
+def judged(judge: Judge, board: chess.Board, args: argparse.Namespace) -> Optional[str]:
+    """The EPD line for ``board`` when the engine finds it balanced, else None."""
+    engine = judge.engine()
+    screen = score_cp(engine, board, args.screen_nodes)
+    if screen is None or abs(screen) > args.screen_cp:
+        return None
+    cp = score_cp(engine, board, args.nodes)
+    if cp is None or abs(cp) > args.max_cp:
+        return None
+    line = " ".join(move.uci() for move in board.move_stack)
+    return board.epd(ce=cp, c0=line, hmvc=board.halfmove_clock, fmvn=board.fullmove_number)
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args = parse_args(argv)
-    rng = random.Random(args.seed)
-    seen = set()
+    if args.jobs < 1 or args.count < 1:
+        print("--jobs and --count must be at least 1", file=sys.stderr)
+        return 2
+    lines = candidates(random.Random(args.seed), args.plies)
     kept: List[str] = []
     tried = 0
-    with chess.engine.SimpleEngine.popen_uci(args.engine) as engine:
-        engine.configure({"Threads": 1, "Hash": 16})
-        while len(kept) < args.count:
-            board = random_line(rng, args.plies)
-            tried += 1
-            if board is None:
-                continue
-            key = board.epd()
-            if key in seen:
-                continue
-            seen.add(key)
-            screen = score_cp(engine, board, args.screen_nodes)
-            if screen is None or abs(screen) > args.screen_cp:
-                continue
-            cp = score_cp(engine, board, args.nodes)
-            if cp is None or abs(cp) > args.max_cp:
-                continue
-            line = " ".join(move.uci() for move in board.move_stack)
-            kept.append(board.epd(ce=cp, c0=line, hmvc=board.halfmove_clock,
-                                  fmvn=board.fullmove_number))
-            print(f"{len(kept):4d}/{args.count} (tried {tried}): {cp:+4d} {line}",
-                  file=sys.stderr)
-    with open(args.output, "w", encoding="utf-8") as out:
+    judge = Judge(args.engine)
+    # Candidates are scored in batches and kept in drawing order: the file does not depend on
+    # how many engines score them.
+    batch = 8 * args.jobs
+    try:
+        with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+            while len(kept) < args.count:
+                drawn = [next(lines) for _ in range(batch)]
+                results = pool.map(lambda item: judged(judge, item[1], args), drawn)
+                for (number, board), epd in zip(drawn, results):
+                    if epd is None or len(kept) >= args.count:
+                        continue
+                    kept.append(epd)
+                    tried = number
+                    if len(kept) % 100 == 0 or args.count <= 1000:
+                        print(f"{len(kept):6d}/{args.count} (tried {tried}): {epd.split(' c0 ')[0]}",
+                              file=sys.stderr)
+    finally:
+        judge.close()
+    temporary = args.output + ".partial"
+    with open(temporary, "w", encoding="utf-8") as out:
         out.write("\n".join(kept) + "\n")
+    os.replace(temporary, args.output)
     print(f"wrote {len(kept)} positions to {args.output} ({tried} random lines tried)",
           file=sys.stderr)
     return 0

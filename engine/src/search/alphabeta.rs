@@ -184,10 +184,14 @@ impl Searcher {
             }
         };
         self.ss_mut(ply + 2).killers = [Move::NULL; 2];
+        // A node inherits the double extensions on the path to it; its own double-extended move
+        // adds one for that move's subtree only (below).
         if !root {
             let parent_doubles = self.ss(ply - 1).double_extensions;
             self.ss_mut(ply).double_extensions = parent_doubles;
         }
+        #[cfg(test)]
+        self.path_probe.enter(ply, self.ss(ply).double_extensions);
 
         let stm = pos.side_to_move();
         let has_pieces = pos.non_pawn_material(stm).nonempty();
@@ -393,9 +397,12 @@ impl Searcher {
             if gives_check && extension == 0 && ply < 2 * self.root_depth as usize {
                 extension = 1;
             }
-            if extension >= 2 {
-                self.ss_mut(ply + 1).double_extensions = self.ss(ply).double_extensions + 1;
+            let doubled = extension >= 2;
+            if doubled {
+                self.ss_mut(ply).double_extensions += 1;
             }
+            #[cfg(test)]
+            self.path_probe.descend(ply, doubled);
             let new_depth = depth - 1 + extension;
 
             // Step 14. Late move reductions with the re-search ladder, then PVS.
@@ -422,6 +429,9 @@ impl Searcher {
                 score = -self.negamax::<true>(board, ctx, new_depth, -beta, -alpha, ply + 1, false);
             }
             self.unmake(board);
+            if doubled {
+                self.ss_mut(ply).double_extensions -= 1;
+            }
             if self.stopped {
                 return 0;
             }

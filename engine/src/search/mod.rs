@@ -12,6 +12,8 @@
 mod alphabeta;
 mod correction;
 mod driver;
+#[cfg(test)]
+mod extension_probe;
 pub mod history;
 mod learning;
 mod node;
@@ -264,6 +266,8 @@ pub struct Searcher {
     root_best: (Move, i32),
     /// The tablebase result of the root, when the root moves were ranked by the tables.
     root_tb: Option<crate::tb::Wdl>,
+    #[cfg(test)]
+    path_probe: extension_probe::PathProbe,
 }
 
 impl Default for Searcher {
@@ -300,6 +304,8 @@ impl Searcher {
             excluded_root: Vec::new(),
             root_best: (Move::NULL, 0),
             root_tb: None,
+            #[cfg(test)]
+            path_probe: extension_probe::PathProbe::default(),
         }
     }
 
