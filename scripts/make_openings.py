@@ -27,6 +27,8 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import re
+import signal
 import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -48,6 +50,9 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
     p.add_argument("--screen-nodes", type=int, default=20_000, help="nodes for the cheap screen")
     p.add_argument("--screen-cp", type=int, default=150, help="screen keeps |score| <= this")
     p.add_argument("--jobs", type=int, default=1, help="engines scoring at once")
+    p.add_argument("--resume", action="store_true",
+                   help="extend --output, a file an earlier run with these settings wrote "
+                        "(its lines are found again in the random sequence, not re-scored)")
     p.add_argument("--output", required=True, help="EPD file to write")
     return p.parse_args(argv)
 
@@ -98,7 +103,8 @@ class Judge:
     def engine(self) -> chess.engine.SimpleEngine:
         engine = getattr(self.local, "engine", None)
         if engine is None:
-            engine = chess.engine.SimpleEngine.popen_uci(self.command)
+            # Its own session: a signal meant for this run (see main) does not kill it.
+            engine = chess.engine.SimpleEngine.popen_uci(self.command, start_new_session=True)
             engine.configure({"Threads": 1, "Hash": 16})
             self.local.engine = engine
             with self.lock:
@@ -123,6 +129,25 @@ def judged(judge: Judge, board: chess.Board, args: argparse.Namespace) -> Option
     return board.epd(ce=cp, c0=line, hmvc=board.halfmove_clock, fmvn=board.fullmove_number)
 
 
+def resume_from(path: str, lines: Iterator[Tuple[int, chess.Board]]) -> Tuple[List[str], int]:
+    """The kept lines of an earlier run's file, with ``lines`` advanced past the last of them."""
+    with open(path, encoding="utf-8") as handle:
+        kept = [line.rstrip("\n") for line in handle if line.strip()]
+    tried = 0
+    for number, epd in enumerate(kept, start=1):
+        match = re.search(r'c0 "([^"]*)"', epd)
+        if match is None:
+            raise ValueError(f"{path}:{number}: no c0 line to find in the sequence")
+        searched_from = tried
+        for tried, board in lines:
+            if " ".join(move.uci() for move in board.move_stack) == match.group(1):
+                break
+            if tried - searched_from > 100_000:
+                raise ValueError(f"{path}:{number}: not in this seed's sequence (another "
+                                 "--seed or --plies?)")
+    return kept, tried
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args = parse_args(argv)
     if args.jobs < 1 or args.count < 1:
@@ -131,13 +156,23 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     lines = candidates(random.Random(args.seed), args.plies)
     kept: List[str] = []
     tried = 0
+    if args.resume and os.path.exists(args.output):
+        try:
+            kept, tried = resume_from(args.output, lines)
+        except (OSError, ValueError) as err:
+            print(f"cannot resume: {err}", file=sys.stderr)
+            return 2
+        print(f"resuming after {len(kept)} positions ({tried} random lines tried)", file=sys.stderr)
     judge = Judge(args.engine)
     # Candidates are scored in batches and kept in drawing order: the file does not depend on
     # how many engines score them.
     batch = 8 * args.jobs
+    # SIGTERM (as `timeout` sends) ends the run after the current batch, keeping what it has.
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
     try:
         with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-            while len(kept) < args.count:
+            while len(kept) < args.count and not stop.is_set():
                 drawn = [next(lines) for _ in range(batch)]
                 results = pool.map(lambda item: judged(judge, item[1], args), drawn)
                 for (number, board), epd in zip(drawn, results):
@@ -150,13 +185,16 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                               file=sys.stderr)
     finally:
         judge.close()
+    # Stopped early, what was kept is the start of the same sequence: a run with that --count
+    # makes the same file.
+    interrupted = len(kept) < args.count
     temporary = args.output + ".partial"
     with open(temporary, "w", encoding="utf-8") as out:
         out.write("\n".join(kept) + "\n")
     os.replace(temporary, args.output)
-    print(f"wrote {len(kept)} positions to {args.output} ({tried} random lines tried)",
-          file=sys.stderr)
-    return 0
+    print(f"wrote {len(kept)} positions to {args.output} ({tried} random lines tried)"
+          + (", interrupted" if interrupted else ""), file=sys.stderr)
+    return 130 if interrupted else 0
 
 
 if __name__ == "__main__":

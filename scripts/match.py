@@ -34,7 +34,7 @@ from lazuli_match.runner import MatchConfig, MatchRunner  # noqa: E402
 from lazuli_match.stats import Sprt  # noqa: E402
 from lazuli_match.timecontrol import TimeControl  # noqa: E402
 
-DEFAULT_OPENINGS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "openings.epd")
+DEFAULT_OPENINGS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "openings-large.epd")
 
 
 def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
@@ -62,6 +62,9 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
     p.add_argument("--openings-order", choices=("sequential", "random"), default="sequential")
     p.add_argument("--openings-start", type=int, default=1, help="first opening (1-based)")
     p.add_argument("--seed", type=int, default=None, help="seed for --openings-order random")
+    p.add_argument("--allow-reuse", action="store_true",
+                   help="let a run with more pairs than openings play openings again (pairs on "
+                        "one opening are correlated: the error bars come out too narrow)")
     count = p.add_mutually_exclusive_group()
     count.add_argument("--pairs", type=int, help="game pairs per opponent")
     count.add_argument("--games", type=int, help="games per opponent (rounded up to pairs)")
@@ -119,14 +122,24 @@ def build_config(args: argparse.Namespace) -> MatchConfig:
         draw_score=args.draw_score, draw_moves=args.draw_moves,
         draw_move_number=args.draw_move_number, enabled=not args.no_adjudication,
     )
-    openings = order_openings(load_openings(args.openings), args.openings_order, args.seed,
-                              args.openings_start - 1)
+    try:
+        book = load_openings(args.openings)
+    except (OSError, UnicodeDecodeError) as err:
+        raise ValueError(f"cannot read the openings {args.openings}: {err}") from err
+    openings = order_openings(book, args.openings_order, args.seed, args.openings_start - 1)
     if args.pairs is not None:
         pairs = args.pairs
     elif args.games is not None:
         pairs = math.ceil(args.games / 2)
     else:
         pairs = len(openings)
+    if pairs > len(openings):
+        reuse = (f"{pairs} pairs but {len(openings)} openings in {args.openings}: pairs would "
+                 "play the same opening, and their results are correlated (error bars and LLR "
+                 "too confident)")
+        if not args.allow_reuse:
+            raise ValueError(f"{reuse}; use a larger book, fewer pairs, or --allow-reuse")
+        print(f"match.py: WARNING: {reuse}", file=sys.stderr)
     sprt = None
     if args.sprt:
         sprt = Sprt(args.sprt[0], args.sprt[1], args.alpha, args.beta, args.sprt_model)
@@ -138,7 +151,8 @@ def build_config(args: argparse.Namespace) -> MatchConfig:
             try:
                 resumed = finished_pairs(args.pgn, engines[0].name,
                                          [spec.name for spec in engines[1:]],
-                                         None if any(spec.tc for spec in engines) else tc.pgn_tag())
+                                         None if any(spec.tc for spec in engines) else tc.pgn_tag(),
+                                         planned=lambda pair: openings[pair % len(openings)].fen)
             except (OSError, UnicodeDecodeError) as err:
                 raise ValueError(f"--resume: cannot read {args.pgn}: {err}") from err
     unknown = set(args.stop_on_bug) - {spec.name for spec in engines}

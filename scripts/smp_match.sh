@@ -25,7 +25,7 @@
 #   --alpha A, --beta B   SPRT error rates (default 0.05 each)
 #
 # Both engines: Hash=16, pondering off (match.py never ponders; python-chess sends
-# `setoption name Ponder value false`), openings from scripts/openings.epd in colour-reversed
+# `setoption name Ponder value false`), openings from scripts/openings-large.epd in colour-reversed
 # pairs, concurrency 1 (one engine thinks at a time, so 2 threads fit on 2 cores). The match
 # stops at the first crash, illegal move or time forfeit of either side (exit status 2).
 # Writes OUT_PREFIX.pgn (appended to), OUT_PREFIX.json and, on a bug, OUT_PREFIX.pgn.bugs.txt.

@@ -10,7 +10,9 @@ ones, so a PGN resumed several times reads back the same way.
 from __future__ import annotations
 
 import re
-from typing import Dict, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
+
+import chess
 
 _TAG = re.compile(r'^\[(\w+)\s+"(.*)"\]\s*$')
 _ROUND = re.compile(r"^(\d+)\.([12])$")
@@ -38,14 +40,17 @@ def _games(path: str) -> List[Dict[str, str]]:
 
 
 def finished_pairs(
-    path: str, lead: str, opponents: List[str], time_control: Optional[str]
+    path: str, lead: str, opponents: List[str], time_control: Optional[str],
+    planned: Optional[Callable[[int], str]] = None,
 ) -> FinishedPairs:
     """The finished pairs in the PGN at ``path`` of ``lead`` against each of ``opponents``.
 
     Raises ValueError when the file belongs to another match: a game without the lead engine or
     against an engine not in this match, another time control, or a round that is not
     ``pair.leg``. ``time_control`` is the PGN tag every game must carry (None: not checked,
-    as with time odds)."""
+    as with time odds). ``planned(pair)`` is the FEN the pair's opening must have: a game
+    played from another position (the same command with another --seed, --openings or
+    --openings-start) is refused too."""
     legs: Dict[Tuple[str, int], Dict[int, float]] = {}
     for number, tags in enumerate(_games(path), start=1):
         where = f"{path}: game {number}"
@@ -64,6 +69,11 @@ def finished_pairs(
         if points is None:
             continue  # unfinished
         pair, leg = int(round_match.group(1)) - 1, int(round_match.group(2)) - 1
+        if planned is not None:
+            played, expected = tags.get("FEN", chess.STARTING_FEN), planned(pair)
+            if played != expected:
+                raise ValueError(f"{where}: pair {pair + 1} was played from {played}, but this "
+                                 f"run plans {expected} (another --seed or --openings?)")
         lead_is_white = white == lead
         if lead_is_white != (leg == 0):
             raise ValueError(f"{where}: {lead} has the wrong colour for leg {leg + 1}")

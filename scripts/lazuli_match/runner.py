@@ -23,7 +23,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Dict, Iterator, List, Optional, TextIO, Tuple
 
-from .engines import EnginePlayer, EngineSpec
+from .engines import EnginePlayer, EngineSpec, EngineStartError
 from .game import BUG_KINDS, GameResult, GameSettings, play_game
 from .openings import Opening
 from .report import elo_fields, matchup_lines
@@ -172,6 +172,10 @@ class MatchRunner:
     def run(self) -> int:
         """Plays the match; returns the number of engine bugs seen."""
         self._print_header()
+        if not self._engines_start():
+            if self._pgn:
+                self._pgn.close()
+            return 0
         workers = [
             threading.Thread(target=self._worker, args=(n,), name=f"worker-{n}", daemon=True)
             for n in range(self.config.concurrency)
@@ -200,6 +204,22 @@ class MatchRunner:
             count for state in self.states.values() for kinds in state.bugs.values()
             for count in kinds.values()
         )
+
+    def _engines_start(self) -> bool:
+        """Starts and configures each engine once before any game: one that cannot start, or
+        refuses an option, is a fatal error of the match, not a series of lost games."""
+        for spec in self.config.engines:
+            player = EnginePlayer(spec, f"{spec.name}#check")
+            try:
+                player.ensure_started()
+            except EngineStartError as err:
+                self.out.write(f"fatal error: {err}\n")
+                self.out.flush()
+                self.fatal_errors.append(str(err))
+                return False
+            finally:
+                player.close()
+        return True
 
     def _install_sigterm(self):
         """SIGTERM: finish the started pairs (a second one: stop now). Returns the old handler,

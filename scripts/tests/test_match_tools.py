@@ -212,12 +212,31 @@ class RulesAndClockTest(unittest.TestCase):
 
 class OpeningsTest(unittest.TestCase):
     def test_project_openings_are_legal_balanced_and_distinct(self):
-        openings = load_openings(os.path.join(SCRIPTS, "openings.epd"))
-        self.assertGreaterEqual(len(openings), 200)
-        self.assertEqual(len({o.fen for o in openings}), len(openings))
-        for opening in openings:
-            board = opening.board()
-            self.assertFalse(board.is_game_over())
+        import re
+        for name, least in (("openings.epd", 250), ("openings-large.epd", 17_000)):
+            path = os.path.join(SCRIPTS, name)
+            openings = load_openings(path)
+            self.assertGreaterEqual(len(openings), least, name)
+            self.assertEqual(len({o.fen for o in openings}), len(openings), name)
+            for opening in openings:
+                self.assertFalse(opening.board().is_game_over(), opening.fen)
+            with open(path, encoding="utf-8") as handle:
+                scores = [int(re.search(r" ce (-?\d+);", line).group(1)) for line in handle]
+            self.assertLessEqual(max(map(abs, scores)), 60, name)
+
+    def test_more_pairs_than_openings_are_refused_unless_allowed(self):
+        import match
+        small = os.path.join(SCRIPTS, "openings.epd")
+        words = ["--engine", "name=a", "cmd=x", "--engine", "name=b", "cmd=y", "--tc", "1+0.01",
+                 "--openings", small]
+        self.assertEqual(match.build_config(match.parse_args(words + ["--pairs", "250"])).pairs,
+                         250)
+        with self.assertRaisesRegex(ValueError, "251 pairs but 250 openings"):
+            match.build_config(match.parse_args(words + ["--pairs", "251"]))
+        with self.assertRaisesRegex(ValueError, "251 pairs but 250 openings"):
+            match.build_config(match.parse_args(words + ["--games", "502"]))
+        allowed = match.parse_args(words + ["--pairs", "251", "--allow-reuse"])
+        self.assertEqual(match.build_config(allowed).pairs, 251)
 
 
 class BugDetectionTest(unittest.TestCase):
@@ -325,9 +344,10 @@ class TerminateTest(unittest.TestCase):
             self.assertEqual(row["games"], 2 * row["pairs"])
 
 
-def pgn_game(round_label, white, black, result, tc="10+0.1"):
+def pgn_game(round_label, white, black, result, tc="10+0.1", fen=None):
+    setup = f'[SetUp "1"]\n[FEN "{fen}"]\n' if fen else ""
     return (f'[Event "t"]\n[Round "{round_label}"]\n[White "{white}"]\n[Black "{black}"]\n'
-            f'[Result "{result}"]\n[TimeControl "{tc}"]\n\n1. e4 e5 {result}\n\n')
+            f'[Result "{result}"]\n[TimeControl "{tc}"]\n{setup}\n1. e4 e5 {result}\n\n')
 
 
 class ResumeTest(unittest.TestCase):
@@ -361,6 +381,24 @@ class ResumeTest(unittest.TestCase):
         ]:
             with self.assertRaises(ValueError):
                 self.finished(games, opponents, tc)
+
+    def test_a_resume_that_would_play_other_openings_is_refused(self):
+        from lazuli_match.resume import finished_pairs
+        book = ["8/8/8/4k3/8/8/8/4K2R w K - 0 1", "8/8/8/4k3/8/8/8/R3K3 w Q - 0 1"]
+        games = [pgn_game("1.1", "a", "b", "1-0", fen=book[0]),
+                 pgn_game("1.2", "b", "a", "1-0", fen=book[0]),
+                 pgn_game("2.1", "a", "b", "1-0", fen=book[1]),
+                 pgn_game("2.2", "b", "a", "0-1", fen=book[1])]
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "m.pgn")
+            with open(path, "w", encoding="utf-8") as handle:
+                handle.write("".join(games))
+            pairs = finished_pairs(path, "a", ["b"], "10+0.1", planned=lambda p: book[p])
+            self.assertEqual(pairs, {"b": {0: (1.0, 0.0), 1: (1.0, 1.0)}})
+            with self.assertRaisesRegex(ValueError, "pair 1 was played from"):
+                finished_pairs(path, "a", ["b"], "10+0.1", planned=lambda p: book[1 - p])
+            with self.assertRaisesRegex(ValueError, "pair 1 was played from"):
+                finished_pairs(path, "a", ["b"], "10+0.1", planned=lambda p: chess.STARTING_FEN)
 
     def test_time_odds_are_not_checked_against_one_clock(self):
         pairs = self.finished([pgn_game("1.1", "a", "b", "1-0", tc="-"),
@@ -421,9 +459,12 @@ class ResumeTest(unittest.TestCase):
         while sprt.llr(penta) >= sprt.upper_bound:
             results.append(("0-1", "1-0"))
             penta[0] += 1
+        book = load_openings(os.path.join(SCRIPTS, "openings-large.epd"))
         games = []
         for pair, (first, second) in enumerate(results, start=1):
-            games += [pgn_game(f"{pair}.1", "a", "b", first), pgn_game(f"{pair}.2", "b", "a", second)]
+            fen = book[pair - 1].fen
+            games += [pgn_game(f"{pair}.1", "a", "b", first, fen=fen),
+                      pgn_game(f"{pair}.2", "b", "a", second, fen=fen)]
         with tempfile.TemporaryDirectory() as tmp:
             pgn, out = os.path.join(tmp, "m.pgn"), os.path.join(tmp, "out.json")
             with open(pgn, "w", encoding="utf-8") as handle:
@@ -466,6 +507,25 @@ class EachTest(unittest.TestCase):
 
 class RunnerFailureTest(unittest.TestCase):
     """An error of the runner itself (not an engine bug) must not end with a clean exit."""
+
+    def test_an_engine_that_cannot_start_is_fatal_before_any_game(self):
+        import io
+        import match
+        from contextlib import redirect_stdout
+        for broken in (["cmd=/nonexistent/engine"],
+                       [f"cmd={sys.executable}", f"arg={FAKE}", "arg=good", "option.NoSuch=1"]):
+            with self.subTest(broken=broken), tempfile.TemporaryDirectory() as tmp:
+                pgn = os.path.join(tmp, "m.pgn")
+                out = io.StringIO()
+                with redirect_stdout(out):
+                    status = match.main([
+                        "--engine", "name=a", f"cmd={sys.executable}", f"arg={FAKE}", "arg=good",
+                        "--engine", "name=b", *broken, "--depth", "1", "--pairs", "3",
+                        "--pgn", pgn])
+                self.assertEqual(status, 3, out.getvalue())
+                self.assertIn("fatal error", out.getvalue())
+                with open(pgn, encoding="utf-8") as handle:
+                    self.assertEqual(handle.read(), "", "no game may be played")
 
     def test_runner_error_exits_3(self):
         import match
