@@ -11,11 +11,11 @@
 //! - at the root, DTZ ranks the moves, so a won position is converted within the 50-move rule,
 //!   a drawn one held, and the search chooses only among moves that keep the best result.
 
-use crate::board::{Move, PieceType, Position};
+use crate::board::{Board, Move, PieceType, Position};
 use crate::movegen::{count_legal_moves, legal_moves};
 use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess};
-use shakmaty_syzygy::{Tablebase, Wdl as SyzygyWdl};
+use shakmaty_syzygy::{MaybeRounded, Tablebase, Wdl as SyzygyWdl};
 use std::path::Path;
 
 /// Win/draw/loss for the side to move, with the 50-move-rule nuances.
@@ -100,73 +100,86 @@ impl Tablebases {
 
     /// DTZ (plies to a zeroing move, Syzygy rounding), positive when the side to move wins.
     pub fn probe_dtz(&self, pos: &Position) -> Option<i32> {
+        self.probe_dtz_rounding(pos).map(|(dtz, _)| dtz)
+    }
+
+    /// DTZ and whether the table stored it rounded (the true value may then be one ply longer).
+    fn probe_dtz_rounding(&self, pos: &Position) -> Option<(i32, bool)> {
         if pos.occupied().count() as usize > self.max_pieces() {
             return None;
         }
         let chess = Self::convert(pos)?;
-        self.tables.probe_dtz(&chess).ok().map(|d| d.ignore_rounding().0)
+        match self.tables.probe_dtz(&chess).ok()? {
+            MaybeRounded::Precise(dtz) => Some((dtz.0, false)),
+            MaybeRounded::Rounded(dtz) => Some((dtz.0, true)),
+        }
     }
 
     /// Root moves that keep the best tablebase result, with that result (`None` when the root is
-    /// not covered). With `rule50`, wins that the 50-move rule would spoil count as draws, and
-    /// a winning move is kept only if it converts in time; among wins the moves with the fastest
-    /// conversion are kept first, among losses those that resist longest.
-    pub fn root_moves(&self, pos: &Position, rule50: bool) -> Option<(Vec<Move>, Wdl)> {
+    /// not covered). With `rule50`, a winning move is kept only if it converts in time even when
+    /// its stored DTZ was rounded down, and wins the rule would spoil count as draws. A move that
+    /// completes a threefold repetition is a draw, whatever the tables say of the position. Wins
+    /// are ranked strictly by the plies to conversion where the tables' DTZ is a distance to mate
+    /// (no pawns) or the game has already repeated, so that the search cannot spend the fifty
+    /// moves without progress; elsewhere every certain win stands equal and the search chooses.
+    /// Among losses the moves that resist longest are kept.
+    pub fn root_moves(&self, board: &Board, rule50: bool) -> Option<(Vec<Move>, Wdl)> {
+        let pos = board.position();
         if pos.castling_rights() != 0 || pos.occupied().count() as usize > self.max_pieces() {
             return None;
         }
+        let strict = pos.pieces(PieceType::Pawn).is_empty() || board.has_repeated();
         let mut ranked = Vec::new();
         for &mv in legal_moves(pos).iter() {
-            let mut child = *pos;
+            let mut child = board.clone();
             child.make_move(mv);
-            let rank = if child.in_check() && count_legal_moves(&child) == 0 {
-                // Checkmate: the best possible win.
-                1_000
-            } else {
-                let dtz = self.probe_dtz(&child)?;
-                // The child's DTZ is from the opponent's view; a zeroing move restarts the count.
-                let zeroing =
-                    mv.is_capture() || pos.piece_on(mv.from()).is_some_and(|p| p.kind() == PieceType::Pawn);
-                let clock = if zeroing { 0 } else { child.halfmove_clock() as i32 };
-                match dtz {
-                    0 => 0,
-                    d if d < 0 => {
-                        let plies = -d;
-                        if rule50 && plies + clock > 100 {
-                            1 // a cursed win: only a draw under the rule
-                        } else {
-                            1_000 - plies
-                        }
-                    }
-                    d => {
-                        if rule50 && d + clock > 100 {
-                            -1 // a blessed loss: drawn under the rule
-                        } else {
-                            -1_000 + d
-                        }
-                    }
-                }
-            };
+            let rank = self.rank(&child, rule50, strict)?;
             ranked.push((mv, rank));
         }
-        let best = ranked.iter().map(|&(_, r)| r).max()?;
-        let wdl = match best {
-            r if r >= 2 => Wdl::Win,
-            1 => Wdl::CursedWin,
-            0 => Wdl::Draw,
-            -1 => Wdl::BlessedLoss,
-            _ => Wdl::Loss,
-        };
-        // Keep every move with the same outcome; for losses keep the longest resistance only.
-        let keep: Vec<Move> = ranked
+        let best = ranked.iter().map(|&(_, rank)| rank).max()?;
+        let keep = ranked
             .iter()
-            .filter(|&&(_, r)| match wdl {
-                Wdl::Win => r >= 2,
-                Wdl::Loss => r == best,
-                _ => r == best,
+            .filter(|&&(_, rank)| match best.0 {
+                Wdl::Win | Wdl::Draw => rank.0 == best.0 && (!strict || rank == best),
+                _ => rank == best,
             })
             .map(|&(mv, _)| mv)
             .collect();
-        Some((keep, wdl))
+        Some((keep, best.0))
+    }
+
+    /// The result of the move that led to `child`, for the side that made it, and a tiebreak
+    /// within that result (higher is better).
+    fn rank(&self, child: &Board, rule50: bool, strict: bool) -> Option<(Wdl, i32)> {
+        let pos = child.position();
+        if pos.in_check() && count_legal_moves(pos) == 0 {
+            return Some((Wdl::Win, i32::MAX));
+        }
+        if child.is_repetition(0) || (rule50 && pos.halfmove_clock() >= 100) {
+            return Some((Wdl::Draw, 0));
+        }
+        let (dtz, rounded) = self.probe_dtz_rounding(pos)?;
+        // The child's DTZ is from the opponent's view; its halfmove clock is already 0 after a
+        // zeroing move. A rounded DTZ may be one ply longer in truth: a win counts the longer.
+        let clock = pos.halfmove_clock() as i32;
+        Some(match dtz {
+            0 => (Wdl::Draw, 0),
+            d if d < 0 => {
+                let plies = -d + rounded as i32 + clock;
+                if !rule50 || plies <= 100 {
+                    (Wdl::Win, if strict { -plies } else { 0 })
+                } else {
+                    (Wdl::CursedWin, -plies)
+                }
+            }
+            d => {
+                let plies = d + clock;
+                if rule50 && plies > 100 {
+                    (Wdl::BlessedLoss, plies)
+                } else {
+                    (Wdl::Loss, plies)
+                }
+            }
+        })
     }
 }

@@ -68,7 +68,7 @@ fn root_ranking_keeps_the_result() {
             continue;
         }
         let wdl = expected_wdl(e.op("wdl").expect("wdl").parse().expect("number"));
-        let (keep, root) = tb.root_moves(&pos, true).expect("root is covered");
+        let (keep, root) = tb.root_moves(&Board::new(pos), true).expect("root is covered");
         assert_eq!(root, wdl, "{}", e.fen);
         assert!(!keep.is_empty());
         for mv in keep {
@@ -188,4 +188,69 @@ fn probe_speed() {
         }
     }
     println!("WDL probes: {:.0} per second", probes as f64 / start.elapsed().as_secs_f64());
+}
+
+/// Plays `fen` out: the winner searches `nodes` per move with the tables, the loser defends
+/// perfectly (the tables' longest resistance). Returns how the game ended.
+fn play_out_against_perfect_defence(tb: &Tablebases, fen: &str, nodes: u64) -> Result<usize, String> {
+    let tt = TranspositionTable::new(16);
+    let mut searcher = Searcher::new();
+    let mut board = Board::new(Position::from_fen(fen).expect("valid"));
+    let winner = board.position().side_to_move();
+    for plies in 0.. {
+        let pos = *board.position();
+        if count_legal_moves(&pos) == 0 {
+            return if pos.in_check() && pos.side_to_move() != winner {
+                Ok(plies)
+            } else {
+                Err(format!("{fen}: no mate: {} after {plies} plies", pos.to_fen()))
+            };
+        }
+        if pos.halfmove_clock() >= 100 || board.is_repetition(0) || pos.is_insufficient_material() {
+            return Err(format!("{fen}: drawn at {} after {plies} plies", pos.to_fen()));
+        }
+        let mv = if pos.side_to_move() == winner {
+            let (result, _) = search_with_tb(&mut searcher, &tt, tb, &board, nodes);
+            result.best_move
+        } else {
+            tb.root_moves(&board, true).expect("covered").0[0]
+        };
+        assert!(legal_moves(&pos).contains(mv), "{fen}: illegal {mv}");
+        board.make_move(mv);
+    }
+    unreachable!()
+}
+
+#[test]
+fn bishop_and_knight_and_two_bishops_mate_a_perfect_defender_within_fifty_moves() {
+    let tb = tables();
+    for fen in [
+        "8/8/8/3k4/8/8/8/1N2KB2 w - - 0 1",
+        "K7/8/2k5/8/8/8/8/1N1B4 w - - 0 1",
+        "8/8/8/8/1B6/1k6/4N3/K7 w - - 0 1",
+        // One spare ply before the fifty-move rule.
+        "8/8/8/3k4/8/8/8/1N2KB2 w - - 40 1",
+        "8/8/8/3k4/8/8/8/2B1KB2 w - - 0 1",
+        "7k/8/8/8/8/8/8/2B1KB2 w - - 60 1",
+    ] {
+        for nodes in [2_000, 20_000] {
+            if let Err(why) = play_out_against_perfect_defence(&tb, fen, nodes) {
+                panic!("{nodes} nodes a move: {why}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_lost_root_takes_a_threefold_repetition() {
+    let tb = tables();
+    let mut board = Board::new(Position::from_fen("8/8/3k4/8/6R1/8/8/K7 b - - 0 1").expect("valid"));
+    for uci in ["d6d5", "g4h4", "d5d6", "h4g4", "d6d5", "g4h4", "d5e6", "h4g4"] {
+        let mv =
+            legal_moves(board.position()).iter().copied().find(|m| m.to_string() == uci).expect("legal move");
+        board.make_move(mv);
+    }
+    let (keep, wdl) = tb.root_moves(&board, true).expect("covered");
+    assert_eq!(wdl, Wdl::Draw);
+    assert_eq!(keep.iter().map(|m| m.to_string()).collect::<Vec<_>>(), ["e6d5"]);
 }

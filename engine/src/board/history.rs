@@ -60,6 +60,14 @@ impl Board {
         (4..=limit).step_by(2).filter(|&back| self.stack[n - back].key() == current.key()).count()
     }
 
+    /// Whether some position since the last capture, pawn move or castling-right change
+    /// occurred twice: the game is already going round in circles.
+    pub fn has_repeated(&self) -> bool {
+        let reach = (self.position().halfmove_clock() as usize).min(self.plies());
+        let recent = &self.stack[self.stack.len() - 1 - reach..];
+        recent.iter().enumerate().any(|(i, pos)| recent[i + 1..].iter().any(|later| later.key() == pos.key()))
+    }
+
     /// A draw by repetition as the search sees it: a repeat after the search root (`search_plies`
     /// plies ago) counts at once; a repeat of a position from the game before the root needs the
     /// position to occur for the third time.
@@ -87,5 +95,31 @@ impl Board {
         let current = *self.position();
         self.stack.clear();
         self.stack.push(current);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::movegen::legal_moves;
+
+    fn play(board: &mut Board, moves: &[&str]) {
+        for uci in moves {
+            let mv = legal_moves(board.position()).iter().copied().find(|m| m.to_string() == *uci);
+            board.make_move(mv.expect("legal move"));
+        }
+    }
+
+    #[test]
+    fn a_game_has_repeated_once_any_position_came_back() {
+        let mut board = Board::new(Position::startpos());
+        play(&mut board, &["g1f3", "g8f6", "f3g1"]);
+        assert!(!board.has_repeated());
+        play(&mut board, &["f6g8"]);
+        assert!(board.has_repeated(), "the start position came back");
+        play(&mut board, &["g1f3"]);
+        assert!(board.has_repeated(), "a repeat earlier in the game still counts");
+        play(&mut board, &["e7e5"]);
+        assert!(!board.has_repeated(), "a pawn move starts afresh");
     }
 }

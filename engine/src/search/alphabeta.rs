@@ -3,7 +3,7 @@
 use super::node::{tb_score, tt_cuts, tt_refines_eval};
 use super::params::*;
 use super::picker::MovePicker;
-use super::score::{mate_in, mated_in, DRAW, INFINITY, MATE_BOUND, MAX_PLY};
+use super::score::{is_decisive, is_loss, is_win, mate_in, mated_in, DRAW, INFINITY, MAX_PLY};
 use super::{Searcher, SharedState, EVAL_NONE};
 use crate::board::{Board, Move, PieceType};
 use crate::movegen::MoveList;
@@ -191,15 +191,17 @@ impl Searcher {
             self.ss_mut(ply).double_extensions = parent_doubles;
         }
         #[cfg(test)]
-        self.path_probe.enter(ply, self.ss(ply).double_extensions);
+        self.probe.enter(ply, self.ss(ply).double_extensions);
 
         let stm = pos.side_to_move();
         let has_pieces = pos.non_pawn_material(stm).nonempty();
 
+        #[cfg(test)]
+        self.probe.evaluated(eval);
+
         if !PV && !in_check && excluded.is_null() {
             // Step 5. Razoring: hopeless positions drop into quiescence.
-            if depth <= RAZOR_MAX_DEPTH() && alpha.abs() < MATE_BOUND && eval + RAZOR_MARGIN() * depth < alpha
-            {
+            if depth <= RAZOR_MAX_DEPTH() && !is_decisive(alpha) && eval + RAZOR_MARGIN() * depth < alpha {
                 let score = self.qsearch::<false>(board, ctx, alpha, alpha + 1, ply);
                 if score <= alpha {
                     return score;
@@ -208,10 +210,12 @@ impl Searcher {
 
             // Step 6. Reverse futility pruning: far enough above beta, assume a cutoff.
             if depth <= RFP_MAX_DEPTH()
-                && eval.abs() < MATE_BOUND
-                && beta.abs() < MATE_BOUND
+                && !is_decisive(eval)
+                && !is_decisive(beta)
                 && eval - rfp_margin(depth, improving) >= beta
             {
+                #[cfg(test)]
+                self.probe.pruned(is_decisive(eval) || is_decisive(beta));
                 return (eval + beta) / 2;
             }
 
@@ -224,7 +228,7 @@ impl Searcher {
                 && !after_null
                 && has_pieces
                 && ply >= self.nmp_min_ply
-                && beta > -MATE_BOUND
+                && !is_loss(beta)
             {
                 let r = NMP_BASE_REDUCTION()
                     + depth / NMP_DEPTH_DIVISOR()
@@ -240,8 +244,10 @@ impl Searcher {
                     return 0;
                 }
                 if score >= beta {
-                    let score = if score >= MATE_BOUND { beta } else { score };
+                    let score = if is_win(score) { beta } else { score };
                     if depth < NMP_VERIFY_DEPTH() || self.nmp_min_ply > 0 {
+                        #[cfg(test)]
+                        self.probe.pruned(is_decisive(score) && score != beta);
                         return score;
                     }
                     // Deep null-move cutoffs are verified without null moves near this ply.
@@ -258,7 +264,7 @@ impl Searcher {
             // almost surely beats beta in a full one.
             let probcut_beta = beta + PROBCUT_MARGIN();
             if depth >= PROBCUT_MIN_DEPTH()
-                && beta.abs() < MATE_BOUND
+                && !is_decisive(beta)
                 && !tt_entry.is_some_and(|e| e.depth >= depth - 3 && e.score < probcut_beta)
             {
                 if let Some(score) =
@@ -309,7 +315,7 @@ impl Searcher {
 
             // Step 11. Pruning of late, unpromising moves (not at the root, not while every
             // move so far loses to a mate, not with only pawns left).
-            if !root && best_score > -MATE_BOUND && has_pieces {
+            if !root && !is_loss(best_score) && has_pieces {
                 let lmr_depth = (depth - self.reduction(quiet, depth, move_count)).max(0);
                 if quiet && depth <= LMP_MAX_DEPTH() && move_count >= lmp_threshold(depth, improving) {
                     picker.skip_quiets();
@@ -320,7 +326,7 @@ impl Searcher {
                 if quiet && !gives_check {
                     if !in_check
                         && lmr_depth <= FUTILITY_MAX_DEPTH()
-                        && alpha.abs() < MATE_BOUND
+                        && !is_decisive(alpha)
                         && eval + futility_margin(lmr_depth) <= alpha
                     {
                         picker.skip_quiets();
@@ -352,7 +358,7 @@ impl Searcher {
                     && depth >= SE_MIN_DEPTH()
                     && entry.depth >= depth - SE_TT_DEPTH_MARGIN()
                     && entry.bound & BOUND_LOWER != 0
-                    && entry.score.abs() < MATE_BOUND
+                    && !is_decisive(entry.score)
                     && ply < 2 * self.root_depth as usize
                 {
                     let singular_beta = entry.score - SE_BETA_SCALE() * depth;
@@ -402,7 +408,7 @@ impl Searcher {
                 self.ss_mut(ply).double_extensions += 1;
             }
             #[cfg(test)]
-            self.path_probe.descend(ply, doubled);
+            self.probe.descend(ply, doubled);
             let new_depth = depth - 1 + extension;
 
             // Step 14. Late move reductions with the re-search ladder, then PVS.
@@ -507,7 +513,7 @@ impl Searcher {
             // result says so: a quiet best move (or none), and a bound on the right side.
             if !in_check
                 && (best_move.is_null() || best_move.is_quiet())
-                && best_score.abs() < MATE_BOUND
+                && !is_decisive(best_score)
                 && !(bound == BOUND_LOWER && best_score <= static_eval)
                 && !(bound == BOUND_UPPER && best_score >= static_eval)
             {

@@ -53,7 +53,7 @@ impl Searcher {
         self.root_tb = None;
         if let Some(tb) = ctx.tb {
             if root.occupied().count() as usize <= tb.probe_limit {
-                if let Some((keep, wdl)) = tb.tables.root_moves(&root, tb.rule50) {
+                if let Some((keep, wdl)) = tb.tables.root_moves(&board, tb.rule50) {
                     tb.hits.fetch_add(1, Ordering::Relaxed);
                     let filtered: Vec<RootMove> =
                         self.root_moves.iter().filter(|r| keep.contains(&r.mv)).cloned().collect();

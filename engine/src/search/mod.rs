@@ -12,8 +12,6 @@
 mod alphabeta;
 mod correction;
 mod driver;
-#[cfg(test)]
-mod extension_probe;
 pub mod history;
 mod learning;
 mod node;
@@ -22,6 +20,8 @@ pub mod picker;
 mod probcut;
 mod qsearch;
 pub mod score;
+#[cfg(test)]
+mod test_probe;
 pub mod time;
 mod variation;
 
@@ -267,7 +267,7 @@ pub struct Searcher {
     /// The tablebase result of the root, when the root moves were ranked by the tables.
     root_tb: Option<crate::tb::Wdl>,
     #[cfg(test)]
-    path_probe: extension_probe::PathProbe,
+    probe: test_probe::SearchProbe,
 }
 
 impl Default for Searcher {
@@ -305,7 +305,7 @@ impl Searcher {
             root_best: (Move::NULL, 0),
             root_tb: None,
             #[cfg(test)]
-            path_probe: extension_probe::PathProbe::default(),
+            probe: test_probe::SearchProbe::default(),
         }
     }
 

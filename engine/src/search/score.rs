@@ -16,6 +16,25 @@ pub const TB_WIN: i32 = 20_000;
 /// table stores them relative to the node.
 pub const PLY_DEPENDENT_BOUND: i32 = TB_WIN - MAX_PLY as i32;
 
+/// A decided score: a tablebase result or a mate, never an evaluation. Pruning that reasons
+/// from margins over the evaluation must not act on, or build, such a score.
+#[inline]
+pub const fn is_decisive(score: i32) -> bool {
+    score.abs() >= PLY_DEPENDENT_BOUND
+}
+
+/// A tablebase win or a mate for the side to move.
+#[inline]
+pub const fn is_win(score: i32) -> bool {
+    score >= PLY_DEPENDENT_BOUND
+}
+
+/// A tablebase loss or being mated.
+#[inline]
+pub const fn is_loss(score: i32) -> bool {
+    score <= -PLY_DEPENDENT_BOUND
+}
+
 #[inline]
 pub const fn mate_in(ply: usize) -> i32 {
     MATE - ply as i32
