@@ -37,7 +37,8 @@ DIR/epoch-N.lznn (the quantised network), and at the end DIR/final.lznn.
                        output into win probabilities, 20 to 2000, or auto: the K at which the
                        training scores best predict their results (default auto)
   --weight-decay D     AdamW weight decay (default 0.01)
-  --min-ply N          viriformat: drop positions fewer than N plies into the game (default 16)
+  --min-ply N          viriformat: drop positions fewer than N plies into the game, counted from
+                       its start (the record's move number; default 16)
   --max-score S        drop positions with |score| >= S centipawns, mates (default 10000)
   --mirror on|off      train on each position in a random one of its two file orientations
                        each epoch (default off)

@@ -26,7 +26,8 @@ pub enum Format {
 /// score bound applies to them).
 #[derive(Clone, Copy, Debug)]
 pub struct Filter {
-    /// Positions fewer plies than this after the game's initial position are dropped.
+    /// Positions fewer plies than this into the game are dropped (counted from the game's start,
+    /// by the record's move number: a random opening before the record counts).
     pub min_ply: u32,
     /// Positions whose |score| (centipawns) is at least this are dropped: mate scores.
     pub max_score: i32,

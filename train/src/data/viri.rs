@@ -44,7 +44,9 @@ pub(super) fn load(file: &Path, filter: Filter, data: &mut Dataset) -> Result<()
         let valid = held_out(data.units);
         data.units += 1;
 
-        let mut ply = 0u32;
+        // Counted from the game's real start, not from the record's first position (which
+        // follows the random opening).
+        let mut ply = start.ply;
         loop {
             let mut record = [0u8; 4];
             let got = read_full(&mut reader, &mut record).map_err(|e| DataError::new(file, at(offset), e))?;
@@ -107,6 +109,8 @@ fn read_full(reader: &mut impl Read, buf: &mut [u8]) -> Result<usize, String> {
 struct Start {
     fen: String,
     result: u8,
+    /// Plies played before this position in the game (from its move number and side to move).
+    ply: u32,
 }
 
 impl Start {
@@ -162,7 +166,8 @@ impl Start {
             return Err(format!("result byte {result} (expected 0, 1 or 2)"));
         }
         let castling = castling(&pieces, &unmoved_rooks)?;
-        Ok(Start { fen: fen(&pieces, stm, &castling, ep, halfmove, fullmove), result })
+        let ply = 2 * (u32::from(fullmove) - 1) + u32::from(stm == Colour::Black);
+        Ok(Start { fen: fen(&pieces, stm, &castling, ep, halfmove, fullmove), result, ply })
     }
 }
 

@@ -85,8 +85,9 @@ fn export_lines(game: &DecodedGame, out: &mut dyn Write) -> std::io::Result<u64>
     };
     let mut pos = game.start;
     let mut kept = 0;
+    let first = plies_before(&game.start);
     for (ply, &(mv, score)) in game.moves.iter().enumerate() {
-        if keeps(ply, &pos, mv, score) {
+        if keeps(first + ply, &pos, mv, score) {
             writeln!(out, "{} | {score} | {result}", pos.to_fen())?;
             kept += 1;
         }
@@ -95,6 +96,14 @@ fn export_lines(game: &DecodedGame, out: &mut dyn Write) -> std::io::Result<u64>
     Ok(kept)
 }
 
+/// Plies the game had played before `start`, its record's first position (the random opening).
+fn plies_before(start: &smp::engine::board::Position) -> usize {
+    2 * (usize::from(start.fullmove_number().max(1)) - 1)
+        + usize::from(start.side_to_move() == smp::engine::board::Color::Black)
+}
+
+/// Whether the training filter keeps a position `ply` plies into the game (counted from the
+/// game's start, as the trainer counts it).
 fn keeps(ply: usize, pos: &smp::engine::board::Position, mv: smp::engine::board::Move, score: i16) -> bool {
     ply >= EXPORT_MIN_PLY && !pos.in_check() && !mv.is_noisy() && i32::from(score).abs() < EXPORT_MAX_SCORE
 }
@@ -122,10 +131,11 @@ pub fn inspect(reader: impl std::io::Read, mut text: Option<&mut dyn Write>) -> 
             Outcome::BlackWins => 2,
         }] += 1;
         let mut pos = game.start;
+        let first = plies_before(&game.start);
         for (ply, &(mv, score)) in game.moves.iter().enumerate() {
             let bucket = SCORE_BUCKETS.iter().position(|&b| i32::from(score).abs() < b).unwrap_or(0);
             summary.score_histogram[bucket] += 1;
-            summary.exportable += u64::from(keeps(ply, &pos, mv, score));
+            summary.exportable += u64::from(keeps(first + ply, &pos, mv, score));
             pos.make_move(mv);
         }
         if let Some(out) = text.as_deref_mut() {

@@ -177,11 +177,18 @@ fn inspect_counts_a_file_and_names_truncation_and_corruption() {
     assert_eq!(summary.results.iter().sum::<u64>(), 3);
     let lines = String::from_utf8(text).unwrap();
     assert_eq!(lines.lines().count() as u64, summary.exportable);
+    let mut earliest = usize::MAX;
     for line in lines.lines() {
         let fields: Vec<&str> = line.split(" | ").collect();
-        assert!(Position::from_fen(fields[0]).is_ok(), "{line}");
+        let pos = Position::from_fen(fields[0]).expect(line);
         assert!(["1.0", "0.5", "0.0"].contains(&fields[2]), "{line}");
+        // Plies into the game, counted from its start (before the random opening).
+        let ply = 2 * (usize::from(pos.fullmove_number()) - 1)
+            + usize::from(pos.side_to_move() == smp::engine::board::Color::Black);
+        earliest = earliest.min(ply);
     }
+    // The random opening (8 or 9 plies) counts: the first kept positions come at ply 16, not 24.
+    assert!((16..24).contains(&earliest), "the earliest exported position is at ply {earliest}");
 
     let truncated = inspect(&bytes[..bytes.len() - 3], None).unwrap();
     assert_eq!(truncated.games, 2);

@@ -135,3 +135,35 @@ fn corrupt_bytes_are_errors_not_panics() {
     // The first move's destination moved onto the mover's own side of the board edge.
     named(33, bytes[33] ^ 0x0f, "byte offset 32");
 }
+
+#[test]
+fn the_minimum_ply_counts_from_the_start_of_the_game() {
+    // A game written after a random opening starts at move 5: its first record is ply 8.
+    for (fen, first_ply) in [
+        ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", 0),
+        ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 5", 8),
+        ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR b KQkq - 0 5", 9),
+    ] {
+        let mut rng = Rng::new(7);
+        let mut board = Board::new();
+        board.set_from_fen(fen, false).unwrap();
+        let mut game = Game::new(&board);
+        game.set_outcome(GameOutcome::Draw(viriformat::chess::board::DrawType::Stalemate));
+        let mut expected = 0;
+        for ply in first_ply..first_ply + 40 {
+            let moves = board.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            let mv = moves[rng.below(moves.len() as u64) as usize];
+            game.add_move(mv, 10);
+            expected += usize::from(ply >= 16 && !board.in_check() && !board.is_tactical(mv));
+            assert!(board.make_move_simple(mv));
+        }
+        let mut bytes = Vec::new();
+        game.serialise_into(&mut bytes).unwrap();
+        let (data, _) = load_bytes("start-ply", &bytes);
+        let data = data.unwrap();
+        assert_eq!(data.train.len() + data.valid.len(), expected, "{fen}");
+    }
+}
