@@ -76,6 +76,8 @@ pub struct Limits {
     pub soft_time: Option<Duration>,
     /// Stop at once after this.
     pub hard_time: Option<Duration>,
+    /// The time is a fixed time per move, spent in full (no soft stop).
+    pub fixed_time: bool,
     /// Time left on the mover's clock when the search was asked for (`None` without a clock).
     pub clock: Option<Duration>,
     /// Restrict the root to these moves (empty: all).
@@ -96,6 +98,7 @@ impl Default for Limits {
             mate: None,
             soft_time: None,
             hard_time: None,
+            fixed_time: false,
             clock: None,
             search_moves: Vec::new(),
             multipv: 1,

@@ -33,6 +33,9 @@ pub struct Clock {
 pub struct TimeLimits {
     pub soft: Duration,
     pub hard: Duration,
+    /// A fixed time per move (`movetime`, when the clock allows it) is used in full: the soft
+    /// stop does not apply.
+    pub fixed: bool,
 }
 
 /// Moves the clock is planned over in sudden death without increment: spread thin, since the
@@ -57,13 +60,22 @@ fn percent(value: i32) -> f64 {
     f64::from(value) / 100.0
 }
 
-/// Limits for a move, or `None` when the clock sets none.
+/// Limits for a move, or `None` when the clock sets none. With both a clock and `movetime`,
+/// both apply: the move takes the fixed time unless the clock allows less.
 pub fn allocate(clock: &Clock, move_overhead: Duration) -> Option<TimeLimits> {
-    if let Some(move_time) = clock.move_time {
-        let t = move_time.saturating_sub(move_overhead).max(Duration::from_millis(1));
-        return Some(TimeLimits { soft: t, hard: t });
+    let fixed = clock.move_time.map(|t| t.saturating_sub(move_overhead).max(Duration::from_millis(1)));
+    let from_clock = clock.time.map(|time| from_clock(time, clock, move_overhead));
+    match (from_clock, fixed) {
+        (None, None) => None,
+        (Some(limits), None) => Some(limits),
+        (None, Some(t)) => Some(TimeLimits { soft: t, hard: t, fixed: true }),
+        (Some(limits), Some(t)) if t <= limits.soft => Some(TimeLimits { soft: t, hard: t, fixed: true }),
+        (Some(limits), Some(t)) => Some(TimeLimits { hard: limits.hard.min(t), ..limits }),
     }
-    let time = clock.time?;
+}
+
+/// Limits from the clock: the time left, the increment and `movestogo`.
+fn from_clock(time: Duration, clock: &Clock, move_overhead: Duration) -> TimeLimits {
     // What may be spent: keep the overhead for every move still to be made before control.
     let usable = time.saturating_sub(move_overhead).max(Duration::from_millis(1));
     let increment = clock.increment.min(usable);
@@ -79,7 +91,7 @@ pub fn allocate(clock: &Clock, move_overhead: Duration) -> Option<TimeLimits> {
     // time in hand leaves the hard limit less room in the positions that need it.
     let soft = base.mul_f64(percent(TM_SOFT_PERCENT())).min(ceiling);
     let hard = (base * TM_HARD_MULTIPLE().max(1) as u32).min(ceiling).max(soft);
-    Some(TimeLimits { soft, hard })
+    TimeLimits { soft, hard, fixed: false }
 }
 
 /// How many moves a clock without `movestogo` is planned over: from `SUDDEN_DEATH_HORIZON`
@@ -121,7 +133,7 @@ pub(super) fn soft_limit_reached(limits: &Limits, control: &SearchControl, trend
     let Some(soft) = limits.soft_time else { return false };
     let Some(elapsed) = time_used(limits, control) else { return false };
     // A fixed time per move (`go movetime`) is used in full; the hard limit ends it.
-    if Some(soft) == limits.hard_time && trend.root_moves > 1 {
+    if limits.fixed_time && trend.root_moves > 1 {
         return false;
     }
     if trend.root_moves == 1 {
@@ -156,7 +168,49 @@ mod tests {
     #[test]
     fn movetime_is_used_minus_overhead() {
         let clock = Clock { move_time: Some(ms(1000)), ..Clock::default() };
-        assert_eq!(allocate(&clock, ms(10)), Some(TimeLimits { soft: ms(990), hard: ms(990) }));
+        assert_eq!(allocate(&clock, ms(10)), Some(TimeLimits { soft: ms(990), hard: ms(990), fixed: true }));
+    }
+
+    #[test]
+    fn movetime_and_a_clock_both_apply() {
+        // A short clock wins over a long movetime...
+        let short = Clock { time: Some(ms(200)), move_time: Some(ms(1000)), ..Clock::default() };
+        let limits = allocate(&short, ms(10)).expect("limits");
+        let clock_only = allocate(&Clock { move_time: None, ..short }, ms(10)).expect("limits");
+        assert_eq!(limits, clock_only);
+        assert!(!limits.fixed && limits.hard < ms(100), "{limits:?}");
+        // ...and a short movetime over a long clock, used in full.
+        let long = Clock { time: Some(ms(60_000)), move_time: Some(ms(100)), ..Clock::default() };
+        assert_eq!(allocate(&long, ms(10)), Some(TimeLimits { soft: ms(90), hard: ms(90), fixed: true }));
+        // Between the two: the clock's soft limit, the movetime as the hard one.
+        let between = Clock { time: Some(ms(10_000)), move_time: Some(ms(800)), ..Clock::default() };
+        let limits = allocate(&between, ms(10)).expect("limits");
+        assert!(!limits.fixed && limits.soft < ms(790) && limits.hard == ms(790), "{limits:?}");
+    }
+
+    #[test]
+    fn only_a_fixed_time_is_spent_in_full() {
+        // An increment large against the clock caps the soft limit at the hard one; that is
+        // not `movetime`, and the soft stop still applies.
+        let clock = Clock { time: Some(ms(1_000)), increment: ms(5_000), ..Clock::default() };
+        let limits = allocate(&clock, ms(10)).expect("limits");
+        assert_eq!(limits.soft, limits.hard);
+        assert!(!limits.fixed);
+        let mut search =
+            Limits { soft_time: Some(limits.soft), hard_time: Some(limits.hard), ..Limits::default() };
+        search.start = std::time::Instant::now() - limits.soft;
+        let control = SearchControl::default();
+        let trend = IterationTrend {
+            depth: 10,
+            root_moves: 20,
+            stability: 5,
+            score: 0,
+            previous_score: 0,
+            best_move_share: 0.9,
+        };
+        assert!(soft_limit_reached(&search, &control, &trend), "a stable search stops at the soft limit");
+        search.fixed_time = true;
+        assert!(!soft_limit_reached(&search, &control, &trend), "movetime runs to the hard limit");
     }
 
     #[test]

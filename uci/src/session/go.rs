@@ -103,16 +103,28 @@ impl Session {
         let nodes = within("nodes", params.nodes, 1, i64::MAX);
         let mate = within("mate", params.mate, 1, MAX_PLY as i64 / 2);
         let movetime = within("movetime", params.movetime, 0, i64::MAX);
-        let movestogo = within("movestogo", params.movestogo, 1, 10_000);
+        // `movestogo 0` (or less) is sent by some GUIs where the specification would send none.
+        let movestogo = within("movestogo", params.movestogo.filter(|&m| m > 0), 1, 10_000);
         let winc = within("winc", params.winc, 0, i64::MAX);
         let binc = within("binc", params.binc, 0, i64::MAX);
         // A negative clock is what some GUIs send once the time has run out: no time left.
         let wtime = within("wtime", params.wtime, 0, i64::MAX);
         let btime = within("btime", params.btime, 0, i64::MAX);
 
-        let (time, inc) = match self.board.position().side_to_move() {
-            Color::White => (wtime, winc),
-            Color::Black => (btime, binc),
+        if let Some(m) = params.movestogo.filter(|&m| m <= 0) {
+            notes.push(format!("movestogo {m} means no moves to go; ignored"));
+        }
+        let (time, inc, field) = match self.board.position().side_to_move() {
+            Color::White => (wtime, winc, "wtime"),
+            Color::Black => (btime, binc, "btime"),
+        };
+        // A clock for the opponent alone still means a game on the clock: the missing one counts
+        // as no time left, so that the move comes at once rather than never.
+        let time = if time.is_none() && (wtime.is_some() || btime.is_some()) && !params.infinite {
+            notes.push(format!("no {field} for the side to move; counting its clock as 0"));
+            Some(0)
+        } else {
+            time
         };
         let millis = |v: i64| Duration::from_millis(v.clamp(0, i64::MAX) as u64);
         let clock = Clock {
@@ -133,6 +145,7 @@ impl Session {
             mate: mate.map(|m| m as i32),
             soft_time: time_limits.map(|t| t.soft),
             hard_time: time_limits.map(|t| t.hard),
+            fixed_time: time_limits.is_some_and(|t| t.fixed),
             clock: clock.time,
             search_moves,
             multipv: self.multipv,
