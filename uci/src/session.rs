@@ -7,7 +7,7 @@ use crate::options;
 use crate::output::Output;
 use crate::protocol::MAX_LINE;
 use smp::engine::bench::{run_bench, DEFAULT_BENCH_DEPTH};
-use smp::engine::board::{Board, Move, Position};
+use smp::engine::board::{Board, FenError, Move, Position};
 use smp::engine::movegen::legal_moves;
 use smp::engine::nnue::Network;
 use smp::engine::tb::Tablebases;
@@ -33,6 +33,9 @@ pub struct Session {
     board: Board,
     /// Whether a `position` command has set up `board` (else it is the start position).
     position_given: bool,
+    /// The last `position` was refused: no position stands, and `go` answers `bestmove 0000`
+    /// rather than search the one before.
+    position_refused: bool,
     chess960: bool,
     show_wdl: bool,
     multipv: usize,
@@ -103,6 +106,7 @@ impl Session {
             pool: Pool::new(1, 16),
             board: Board::new(Position::startpos()),
             position_given: false,
+            position_refused: false,
             chess960: false,
             show_wdl: false,
             multipv: 1,
@@ -256,6 +260,10 @@ impl Session {
                 self.stop_and_wait();
                 self.apply_pending_if_idle();
                 self.pool.clear(self.never_clear_hash);
+                // A new game: nothing of the last one's position stands.
+                self.board = Board::new(Position::startpos());
+                self.position_given = false;
+                self.position_refused = false;
             }
             Command::Position { fen, moves } => self.set_position(fen.as_deref(), &moves),
             Command::Go(params) => self.go(params, received),
@@ -318,33 +326,50 @@ impl Session {
         self.pool.stop_handle()
     }
 
+    /// Sets the position, taking what can be read sensibly (castling rights without their king
+    /// or rook, an impossible en-passant square, a promotion letter in upper case) with a note;
+    /// a list of moves ends at `0000`. A position that still cannot be set is refused: none stands
+    /// until the next `position`, and `go` answers `bestmove 0000`.
     fn set_position(&mut self, fen: Option<&str>, moves: &[String]) {
+        let mut notes = Vec::new();
         let root = match fen {
-            None => Position::startpos(),
-            Some(fen) => match Position::from_fen(fen) {
-                Ok(pos) => pos,
-                Err(e) => {
-                    self.info(&format!("bad FEN '{}': {e}; position unchanged", shorten(fen)));
-                    return;
-                }
-            },
+            None => Ok(Position::startpos()),
+            Some(fen) => sanitized_position(fen, &mut notes),
         };
-        let mut board = Board::new(root);
-        for (i, text) in moves.iter().enumerate() {
-            match find_move(board.position(), text, self.chess960) {
-                Some(mv) => board.make_move(mv),
-                None => {
-                    self.info(&format!(
-                        "illegal or unknown move '{}' (move {} of the list); position unchanged",
-                        shorten(text),
-                        i + 1
-                    ));
-                    return;
+        let board = root.and_then(|root| {
+            let mut board = Board::new(root);
+            for (i, text) in moves.iter().enumerate() {
+                if text == "0000" {
+                    notes.push(format!("'0000' (move {} of the list) ends the moves there", i + 1));
+                    break;
+                }
+                match find_move(board.position(), &text.to_ascii_lowercase(), self.chess960) {
+                    Some(mv) => board.make_move(mv),
+                    None => {
+                        return Err(format!(
+                            "illegal or unknown move '{}' (move {} of the list)",
+                            shorten(text),
+                            i + 1
+                        ))
+                    }
                 }
             }
+            Ok(board)
+        });
+        match board {
+            Ok(board) => {
+                if !notes.is_empty() {
+                    self.info(&notes.join("; "));
+                }
+                self.board = board;
+                self.position_given = true;
+                self.position_refused = false;
+            }
+            Err(why) => {
+                self.info(&format!("{why}; no position is set until the next position command"));
+                self.position_refused = true;
+            }
         }
-        self.board = board;
-        self.position_given = true;
     }
 
     fn perft(&mut self, depth: u32) {
@@ -381,6 +406,35 @@ impl Session {
 
 /// The legal move written `text` in UCI. Either castling notation is accepted; where the two
 /// readings differ (a Chess960 king next to its rook), the current mode's reading wins.
+/// `fen` as a position, with castling rights whose king or rook is not in place dropped and an
+/// en-passant square that no double push can have produced ignored, each with a note.
+fn sanitized_position(fen: &str, notes: &mut Vec<String>) -> Result<Position, String> {
+    let mut fields: Vec<String> = fen.split_ascii_whitespace().map(str::to_string).collect();
+    // Each retry removes one flaw: at most four castling letters and one en-passant square.
+    for _ in 0..6 {
+        let error = match Position::from_fen(&fields.join(" ")) {
+            Ok(pos) => return Ok(pos),
+            Err(error) => error,
+        };
+        match error {
+            FenError::CastlingWithoutKingAndRook(letter) if fields.len() >= 3 => {
+                notes.push(format!("castling right '{letter}' has no king and rook in place; dropped"));
+                fields[2] = fields[2].replacen(letter, "", 1);
+                if fields[2].is_empty() {
+                    fields[2] = "-".to_string();
+                }
+            }
+            FenError::ImpossibleEnPassant(_) if fields.len() >= 4 => {
+                notes
+                    .push(format!("en-passant square '{}' is impossible here; ignored", shorten(&fields[3])));
+                fields[3] = "-".to_string();
+            }
+            error => return Err(format!("bad FEN '{}': {error}", shorten(fen))),
+        }
+    }
+    Err(format!("bad FEN '{}'", shorten(fen)))
+}
+
 pub fn find_move(pos: &Position, text: &str, chess960: bool) -> Option<Move> {
     if text.len() > 5 {
         return None;

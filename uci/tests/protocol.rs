@@ -88,11 +88,78 @@ fn bad_input_is_answered_and_changes_nothing() {
     let reply = engine.sync();
     assert_eq!(reply.len(), 2, "{reply:?}");
     assert!(reply[0].starts_with("info string input line of 25165824 bytes"), "{reply:?}");
+    // The last `position` of the corpus was refused: `go` searches no stale position.
+    engine.send("go depth 3");
+    let lines = engine.read_until("bestmove", Duration::from_secs(20));
+    assert_eq!(bestmove(&lines), "0000", "{lines:?}");
+    assert!(lines.iter().any(|l| l.starts_with("info string") && l.contains("refused")), "{lines:?}");
+    engine.send("position startpos moves e2e4");
     engine.send("go depth 3");
     let lines = engine.read_until("bestmove", Duration::from_secs(20));
     let mv = bestmove(&lines);
-    assert!(mv.len() == 4 && mv != "0000", "bestmove {mv}");
+    assert!(legal_after("e2e4").contains(&mv), "bestmove {mv}");
     assert_eq!(engine.fen(), before);
+}
+
+#[test]
+fn a_refused_position_gets_no_move_for_another_one() {
+    // After each of these, the position asked about does not stand: `go` must not answer with
+    // a move for the one before (a Black move with White to move, here).
+    for bad in [
+        "position fen r1bqkbnr/pppppppp/2n5/8/8/2N5/PPPPPPPP/R1BQKBN1 w KQkq - 2 2 moves e1g1",
+        "position startpos moves e2e4 e7e5 e1g1",
+        "position fen 8/8/8/8/8/8/8/8 w - - 0 1",
+    ] {
+        let mut engine = Engine::start();
+        engine.send("position startpos moves e2e4");
+        engine.send("ucinewgame");
+        engine.send(bad);
+        engine.send("go depth 4");
+        let lines = engine.read_until("bestmove", Duration::from_secs(20));
+        assert_eq!(bestmove(&lines), "0000", "{bad}: {lines:?}");
+        engine.send("go ponder depth 2");
+        let lines = engine.read_until("bestmove", Duration::from_secs(20));
+        assert_eq!(bestmove(&lines), "0000", "{bad}: {lines:?}");
+    }
+    // `ucinewgame` alone leaves the start position (and says so at `go`), not the last game's.
+    let mut engine = Engine::start();
+    engine.send("position startpos moves e2e4");
+    engine.send("ucinewgame");
+    engine.send("go depth 3");
+    let lines = engine.read_until("bestmove", Duration::from_secs(20));
+    assert!(legal_after("").contains(&bestmove(&lines)), "{lines:?}");
+}
+
+#[test]
+fn sloppy_positions_are_read_as_a_gui_meant_them() {
+    for (line, fen) in [
+        // A castling right without its rook, or without its king.
+        (
+            "position fen r1bqkbnr/pppppppp/2n5/8/8/2N5/PPPPPPPP/R1BQKBN1 w KQkq - 2 2",
+            "r1bqkbnr/pppppppp/2n5/8/8/2N5/PPPPPPPP/R1BQKBN1 w Qkq - 2 2",
+        ),
+        ("position fen 4k3/8/8/8/8/8/8/4K2R w Qk - 0 1", "4k3/8/8/8/8/8/8/4K2R w - - 0 1"),
+        // An en-passant square no double push can have made.
+        ("position fen 4k3/8/8/8/8/8/8/4K2R w K e3 0 1", "4k3/8/8/8/8/8/8/4K2R w K - 0 1"),
+        // Promotion and other letters in upper case.
+        ("position fen 8/P7/8/8/8/8/8/k6K w - - 0 1 moves a7a8Q", "Q7/8/8/8/8/8/8/k6K b - - 0 1"),
+        ("position startpos moves E2E4", "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"),
+        // A null move ends the list.
+        (
+            "position startpos moves e2e4 0000 e7e5",
+            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
+        ),
+    ] {
+        let mut engine = Engine::start();
+        engine.send(line);
+        let reply = engine.sync();
+        let notes = reply.iter().filter(|l| l.starts_with("info string")).count();
+        assert!(notes <= 1, "{line}: {reply:?}");
+        assert_eq!(engine.fen(), fen, "{line}");
+        engine.send("go depth 2");
+        let lines = engine.read_until("bestmove", Duration::from_secs(20));
+        assert_ne!(bestmove(&lines), "0000", "{line}: {lines:?}");
+    }
 }
 
 #[test]

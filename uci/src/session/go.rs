@@ -20,6 +20,12 @@ impl Session {
             self.perft(depth);
             return;
         }
+        if self.position_refused {
+            // Never a move for another position than the one the GUI asked about.
+            self.info("no position to search: the last position command was refused");
+            self.line("bestmove 0000");
+            return;
+        }
         let pos = *self.board.position();
 
         // Root moves that are not legal here are left out, with a note; if none is left, every
