@@ -15,6 +15,7 @@
 
 use crate::command::{ParseError, Parsed};
 use std::collections::VecDeque;
+use std::time::Instant;
 
 /// Lines held before reading pauses.
 pub const MAX_HELD_LINES: usize = 1024;
@@ -28,6 +29,25 @@ pub struct HeldLine {
     pub line: String,
     pub parsed: Result<Parsed, ParseError>,
     pub stopped: bool,
+    /// When it was read.
+    pub received: Instant,
+    /// It arrived while the search before it was already stopping (a GUI that sends `stop`,
+    /// `position`, `go` without waiting for `bestmove`): its clock runs from its arrival.
+    pub behind_stop: bool,
+}
+
+impl HeldLine {
+    /// When the line counts as received, once it is handled at `now`: a line held behind a
+    /// stopped search counts from its arrival, since the GUI's clock did; one held behind a
+    /// search that ends by itself (a script piping several searches) from `now`, so that each
+    /// search gets its whole time.
+    pub fn counts_from(&self, now: Instant) -> Instant {
+        if self.behind_stop {
+            self.received
+        } else {
+            now
+        }
+    }
 }
 
 #[derive(Default, Debug)]
@@ -45,10 +65,23 @@ impl HeldLines {
         self.lines.len()
     }
 
-    /// Hold `line`, read as `parsed`.
-    pub fn push(&mut self, line: &str, parsed: Result<Parsed, ParseError>) {
+    /// Hold `line`, read as `parsed` at `received`; `behind_stop`: the search it waits for was
+    /// already told to stop.
+    pub fn push(
+        &mut self,
+        line: &str,
+        parsed: Result<Parsed, ParseError>,
+        received: Instant,
+        behind_stop: bool,
+    ) {
         self.bytes += line.len();
-        self.lines.push_back(HeldLine { line: line.to_string(), parsed, stopped: false });
+        self.lines.push_back(HeldLine {
+            line: line.to_string(),
+            parsed,
+            stopped: false,
+            received,
+            behind_stop,
+        });
     }
 
     /// Whether either limit is reached (reading should pause while the search runs).
@@ -85,7 +118,18 @@ mod tests {
     use crate::command::parse_line;
 
     fn hold(held: &mut HeldLines, line: &str) {
-        held.push(line, parse_line(line));
+        held.push(line, parse_line(line), Instant::now(), false);
+    }
+
+    #[test]
+    fn a_line_held_behind_a_stop_counts_from_its_arrival() {
+        let mut held = HeldLines::default();
+        let arrived = Instant::now();
+        held.push("go wtime 1000 btime 1000", parse_line("go wtime 1000 btime 1000"), arrived, true);
+        held.push("go depth 3", parse_line("go depth 3"), arrived, false);
+        let later = arrived + std::time::Duration::from_millis(50);
+        assert_eq!(held.pop().map(|h| h.counts_from(later)), Some(arrived), "the GUI's clock ran");
+        assert_eq!(held.pop().map(|h| h.counts_from(later)), Some(later), "a piped search gets its time");
     }
 
     #[test]

@@ -161,7 +161,8 @@ impl Session {
         self.resume();
         let parsed = parse_line(line);
         if self.holds(&parsed) {
-            self.held.push(line, parsed);
+            let behind_stop = self.stopping && self.is_searching();
+            self.held.push(line, parsed, received, behind_stop);
             return Flow::Continue;
         }
         if matches!(parsed, Ok(Parsed { command: Command::Stop, .. })) {
@@ -196,8 +197,9 @@ impl Session {
     /// Handle the held lines in order while no search runs: each `go` among them starts a
     /// search, and the rest wait for that one in turn (but a `ponderhit` right after a held
     /// `go ponder` is for that search). A held `go` that a `stop` followed is stopped as soon
-    /// as it starts. Held lines count as received now: a `go` that waited for another search
-    /// gets its whole time.
+    /// as it starts. A held line counts as received when it is handled, so that a `go` that
+    /// waited for another search gets its whole time, unless it arrived after that search was
+    /// told to stop: then the GUI's clock has been running since it arrived.
     pub fn resume(&mut self) {
         while let Some(next) = self.held.front() {
             let ponderhit = matches!(next.parsed, Ok(Parsed { command: Command::PonderHit, .. }));
@@ -206,7 +208,8 @@ impl Session {
             }
             let Some(held) = self.held.pop() else { return };
             tracing::info!("held: {}", held.line);
-            self.handle_parsed(held.parsed, &held.line, Instant::now());
+            let received = held.counts_from(Instant::now());
+            self.handle_parsed(held.parsed, &held.line, received);
             if held.stopped && self.is_searching() {
                 self.handle(Command::Stop, Instant::now());
             }
