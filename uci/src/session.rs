@@ -160,6 +160,13 @@ impl Session {
         tracing::info!("in: {}", line.trim_end_matches(['\r', '\n']));
         self.resume();
         let parsed = parse_line(line);
+        // A `go` during `go infinite` or pondering: that search answers now, and the new one
+        // runs after it (its `bestmove` would otherwise never come).
+        let is_go = matches!(parsed, Ok(Parsed { command: Command::Go(_), .. }));
+        if is_go && self.held.is_empty() && self.is_searching() && self.waits_for_stop() && !self.stopping {
+            self.info("go while searching until stop: that search answers first");
+            self.handle(Command::Stop, received);
+        }
         if self.holds(&parsed) {
             let behind_stop = self.stopping && self.is_searching();
             self.held.push(line, parsed, received, behind_stop);
@@ -181,8 +188,9 @@ impl Session {
 
     /// Whether a line must wait for the current search: a `go` or `ucinewgame` while a search
     /// that ends by itself (or was stopped) runs, and everything but `isready`, `stop` and
-    /// `quit` after such a line. During `go infinite` or pondering, a `go` is refused instead
-    /// (it would wait for a `stop` that the GUI may never send) and `ucinewgame` ends the search.
+    /// `quit` after such a line. During `go infinite` or pondering, a `go` first stops that
+    /// search (it would wait for a `stop` that the GUI may never send; see `handle_line`) and
+    /// `ucinewgame` ends the search.
     fn holds(&self, parsed: &Result<Parsed, ParseError>) -> bool {
         match parsed {
             Err(ParseError::Empty) => false,

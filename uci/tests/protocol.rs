@@ -102,6 +102,24 @@ fn bad_input_is_answered_and_changes_nothing() {
 }
 
 #[test]
+fn a_go_during_an_infinite_search_gets_its_own_bestmove() {
+    for first in ["go infinite", "go ponder wtime 60000 btime 60000"] {
+        let mut engine = Engine::start();
+        engine.send("position startpos moves e2e4");
+        engine.send(first);
+        engine.wait_for_depth(2);
+        engine.send("position startpos moves e2e4 e7e5");
+        engine.send("go depth 3");
+        // The running search answers for its own position, then the new one for its own.
+        let lines = engine.read_until("bestmove", Duration::from_secs(5));
+        assert!(legal_after("e2e4").contains(&bestmove(&lines)), "{first}: {lines:?}");
+        let lines = engine.read_until("bestmove", Duration::from_secs(20));
+        assert!(legal_after("e2e4 e7e5").contains(&bestmove(&lines)), "{first}: {lines:?}");
+        assert!(lines.iter().any(|l| l.starts_with("info depth 3 ")), "{first}: {lines:?}");
+    }
+}
+
+#[test]
 fn a_refused_position_gets_no_move_for_another_one() {
     // After each of these, the position asked about does not stand: `go` must not answer with
     // a move for the one before (a Black move with White to move, here).
@@ -264,9 +282,7 @@ fn every_bad_input_gets_one_info_string_even_mid_search() {
     engine.send("position startpos");
     engine.send("go infinite");
     engine.wait_for_depth(1);
-    for line in
-        ["go depth 3", "xyzzy", "setoption name Hash value 0", "position startpos moves e2e5", "bench 3"]
-    {
+    for line in ["xyzzy", "setoption name Hash value 0", "position startpos moves e2e5", "bench 3"] {
         engine.send(line);
         let reply = engine.sync();
         let strings: Vec<&String> = reply.iter().filter(|l| l.starts_with("info string")).collect();
