@@ -181,13 +181,27 @@ pub fn closing_info(last: &[SearchInfo], result: &SearchResult, elapsed: Duratio
         return Vec::new();
     }
     if principal.pv.first() == Some(&result.best_move) {
-        if result.nodes <= principal.nodes {
+        let exact = principal.bound == Bound::Exact;
+        if exact && result.nodes <= principal.nodes {
             return Vec::new();
         }
-        return last
+        let mut lines: Vec<SearchInfo> = last
             .iter()
             .map(|line| SearchInfo { nodes: result.nodes, time: elapsed.max(line.time), ..line.clone() })
             .collect();
+        // A search stopped inside an aspiration re-search last printed a bound; GUIs record the
+        // last score as the evaluation (and adjudicate on it): give the exact one played on.
+        if !exact {
+            let first = &mut lines[0];
+            first.depth = result.depth.max(1);
+            first.score = result.score;
+            first.bound = Bound::Exact;
+            first.nodes = first.nodes.max(principal.nodes);
+            if result.pv.first() == Some(&result.best_move) {
+                first.pv = result.pv.clone();
+            }
+        }
+        return lines;
     }
     vec![SearchInfo {
         depth: principal.depth.max(result.depth),
@@ -277,6 +291,17 @@ mod tests {
         let [closing] = closing.as_slice() else { panic!("one closing line: {closing:?}") };
         assert_eq!((closing.pv[0], closing.score, closing.depth, closing.nodes), (mv("d2d4"), 40, 7, 6000));
         assert_eq!(closing.time, elapsed);
+        // The last line a bound (stopped inside an aspiration re-search): the closing line is
+        // exact, with the score and depth the move is played on, even with nothing searched since.
+        let mut bounded = info(&["e2e4"], 120);
+        bounded.depth = 8;
+        bounded.bound = Bound::Lower;
+        let mut played = result(&["e2e4"], 35);
+        played.nodes = bounded.nodes;
+        let closing = closing_info(std::slice::from_ref(&bounded), &played, elapsed);
+        let [closing] = closing.as_slice() else { panic!("one closing line: {closing:?}") };
+        assert_eq!((closing.bound, closing.score, closing.depth), (Bound::Exact, 35, 7));
+        assert_eq!((closing.pv.clone(), closing.nodes), (played.pv.clone(), 5000));
     }
 
     #[test]

@@ -102,6 +102,21 @@ fn bad_input_is_answered_and_changes_nothing() {
 }
 
 #[test]
+fn a_position_without_moves_reports_no_depth_of_an_earlier_search() {
+    let mut engine = Engine::start();
+    engine.send("position startpos");
+    engine.send("go depth 8");
+    engine.read_until("bestmove", Duration::from_secs(20));
+    // Fool's mate: White is mated.
+    engine.send("position startpos moves f2f3 e7e5 g2g4 d8h4");
+    engine.send("go depth 8");
+    let lines = engine.read_until("bestmove", Duration::from_secs(20));
+    let info = lines.iter().find(|l| l.starts_with("info depth")).expect("an info line");
+    assert_eq!(info_field(info, "seldepth"), 0, "{info}");
+    assert_eq!(bestmove(&lines), "0000");
+}
+
+#[test]
 fn a_go_during_an_infinite_search_gets_its_own_bestmove() {
     for first in ["go infinite", "go ponder wtime 60000 btime 60000"] {
         let mut engine = Engine::start();
