@@ -13,7 +13,7 @@
 //! ended, so a writer that outpaces the engine is held back by the pipe. Behind a search that
 //! waits for `stop`, reading goes on past them (the `stop` is somewhere further in the input).
 
-use crate::command::{ParseError, Parsed};
+use crate::command::{Command, ParseError, Parsed};
 use std::collections::VecDeque;
 use std::time::Instant;
 
@@ -94,6 +94,25 @@ impl HeldLines {
         self.lines.iter_mut().for_each(|held| held.stopped = true);
     }
 
+    /// Whether a `go` is held (a `ponderhit` arriving now may be for it).
+    pub fn has_go(&self) -> bool {
+        self.lines.iter().any(|held| matches!(held.parsed, Ok(Parsed { command: Command::Go(_), .. })))
+    }
+
+    /// Takes out the first held `ponderhit` that comes before any other `go`: it is for the
+    /// pondering search that the lines before it started, whatever else waits between them.
+    pub fn take_ponderhit(&mut self) -> Option<HeldLine> {
+        let at = self.lines.iter().position(|held| {
+            matches!(held.parsed, Ok(Parsed { command: Command::PonderHit | Command::Go(_), .. }))
+        })?;
+        if !matches!(self.lines[at].parsed, Ok(Parsed { command: Command::PonderHit, .. })) {
+            return None;
+        }
+        let held = self.lines.remove(at)?;
+        self.bytes -= held.line.len();
+        Some(held)
+    }
+
     /// The oldest held line, left in place.
     pub fn front(&self) -> Option<&HeldLine> {
         self.lines.front()
@@ -119,6 +138,18 @@ mod tests {
 
     fn hold(held: &mut HeldLines, line: &str) {
         held.push(line, parse_line(line), Instant::now(), false);
+    }
+
+    #[test]
+    fn a_ponderhit_is_found_behind_other_lines_but_not_behind_another_go() {
+        let mut held = HeldLines::default();
+        for line in ["setoption name MultiPV value 1", "isready", "ponderhit", "go depth 3", "ponderhit"] {
+            hold(&mut held, line);
+        }
+        assert_eq!(held.take_ponderhit().map(|h| h.line), Some("ponderhit".to_string()));
+        assert_eq!(held.len(), 4);
+        assert_eq!(held.take_ponderhit(), None, "the next ponderhit is for the next go");
+        assert_eq!(held.front().map(|h| h.line.as_str()), Some("setoption name MultiPV value 1"));
     }
 
     #[test]

@@ -195,6 +195,8 @@ impl Session {
         match parsed {
             Err(ParseError::Empty) => false,
             Ok(Parsed { command: Command::IsReady | Command::Stop | Command::Quit, .. }) => false,
+            // A `ponderhit` is for the pondering search, unless a `go` waits that it may be for.
+            Ok(Parsed { command: Command::PonderHit, .. }) => self.held.has_go(),
             Ok(Parsed { command: Command::Go(_) | Command::UciNewGame, .. }) => {
                 !self.held.is_empty() || (self.is_searching() && (self.stopping || !self.waits_for_stop()))
             }
@@ -209,12 +211,15 @@ impl Session {
     /// waited for another search gets its whole time, unless it arrived after that search was
     /// told to stop: then the GUI's clock has been running since it arrived.
     pub fn resume(&mut self) {
-        while let Some(next) = self.held.front() {
-            let ponderhit = matches!(next.parsed, Ok(Parsed { command: Command::PonderHit, .. }));
-            if self.is_searching() && !(ponderhit && self.pondering) {
+        while !self.held.is_empty() {
+            // A pondering search gets its `ponderhit` whatever waits before it (an `isready`
+            // or a `setoption` between `go ponder` and `ponderhit` must not hold it back).
+            let ponderhit =
+                if self.is_searching() && self.pondering { self.held.take_ponderhit() } else { None };
+            if ponderhit.is_none() && self.is_searching() {
                 return;
             }
-            let Some(held) = self.held.pop() else { return };
+            let Some(held) = ponderhit.or_else(|| self.held.pop()) else { return };
             tracing::info!("held: {}", held.line);
             let received = held.counts_from(Instant::now());
             self.handle_parsed(held.parsed, &held.line, received);

@@ -102,6 +102,22 @@ fn bad_input_is_answered_and_changes_nothing() {
 }
 
 #[test]
+fn a_ponderhit_reaches_its_search_whatever_is_held_before_it() {
+    let mut engine = Engine::start();
+    engine.send("position startpos");
+    engine.send("go movetime 200");
+    engine.send("position startpos moves e2e4 e7e5");
+    engine.send("go ponder wtime 2000 btime 2000");
+    engine.send("setoption name MultiPV value 1");
+    engine.send("ponderhit");
+    let first = engine.read_until("bestmove", Duration::from_secs(5));
+    assert!(legal_after("").contains(&bestmove(&first)), "{first:?}");
+    // After the hit the 2 s clock runs: the move comes well within it, with no `stop`.
+    let second = engine.read_until("bestmove", Duration::from_secs(3));
+    assert!(legal_after("e2e4 e7e5").contains(&bestmove(&second)), "{second:?}");
+}
+
+#[test]
 fn a_position_without_moves_reports_no_depth_of_an_earlier_search() {
     let mut engine = Engine::start();
     engine.send("position startpos");
