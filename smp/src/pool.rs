@@ -397,8 +397,10 @@ impl Pool {
     /// The opponent played the expected move: the ponder search becomes a timed search whose
     /// clock starts now.
     pub fn ponderhit(&self, elapsed_ms: u64) {
-        self.signals.control.time_origin_ms.store(elapsed_ms, Ordering::SeqCst);
-        self.signals.control.pondering.store(false, Ordering::SeqCst);
+        // The origin first: clearing `pondering` publishes it (the searchers load it with
+        // Acquire before they read the origin).
+        self.signals.control.time_origin_ms.store(elapsed_ms, Ordering::Relaxed);
+        self.signals.control.pondering.store(false, Ordering::Release);
         self.signals.wake();
     }
 

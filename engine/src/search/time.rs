@@ -104,7 +104,9 @@ fn horizon(usable: Duration, increment: Duration) -> f64 {
 
 /// Time that counts against the limits, or `None` while pondering.
 pub(super) fn time_used(limits: &Limits, control: &SearchControl) -> Option<Duration> {
-    if control.pondering.load(Ordering::Relaxed) {
+    // Acquire: `ponderhit` stores the time origin before it clears `pondering` (a release), so
+    // a search that sees the hit also sees its origin, on weakly ordered CPUs too.
+    if control.pondering.load(Ordering::Acquire) {
         return None;
     }
     let origin = Duration::from_millis(control.time_origin_ms.load(Ordering::Relaxed));
