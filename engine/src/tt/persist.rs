@@ -14,10 +14,12 @@
 //!
 //! A save goes to a temporary file beside the target that is renamed over it only once it is
 //! complete, so an interrupted save never leaves a damaged file under the real name. A load
-//! reads the whole file and checks it before it touches the table, so a bad file leaves the
-//! table as it was.
+//! reads the whole file and checks it before it touches the table (the checksum, and every entry
+//! for fields no search stores: a score beyond a mate, an evaluation in the mate range, a depth
+//! beyond the ply limit), so a bad file leaves the table as it was.
 
-use super::{Bucket, TranspositionTable, ENTRIES_PER_BUCKET};
+use super::{Bucket, TranspositionTable, TtEntry, ENTRIES_PER_BUCKET};
+use crate::search::score::{INFINITY, MATE, MATE_BOUND, MAX_PLY};
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -29,6 +31,8 @@ const HEADER_BYTES: u64 = 40;
 const BUCKET_BYTES: usize = 64;
 /// Buckets per read or write.
 const CHUNK_BUCKETS: usize = 16_384;
+/// The evaluation a table entry stores for a node in check (the search's `EVAL_NONE`).
+const EVAL_NONE: i32 = -INFINITY;
 
 /// What a file's header says.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -84,6 +88,28 @@ fn decode_bucket(bytes: &[u8], bucket: &Bucket) {
         let at = 8 * ENTRIES_PER_BUCKET + i * 2;
         eval.store(u16::from_le_bytes([bytes[at], bytes[at + 1]]), Ordering::Relaxed);
     }
+}
+
+/// What is wrong with an entry of a saved bucket, if anything: every field must be one that a
+/// search stores (the move is checked before each use, like any entry's).
+fn invalid_entry(bytes: &[u8]) -> Option<String> {
+    (0..ENTRIES_PER_BUCKET).find_map(|i| {
+        let word = u64::from_le_bytes(bytes[i * 8..i * 8 + 8].try_into().expect("8 bytes"));
+        if word == 0 {
+            return None;
+        }
+        let at = 8 * ENTRIES_PER_BUCKET + i * 2;
+        let entry = TtEntry::unpack(word, u16::from_le_bytes([bytes[at], bytes[at + 1]]));
+        if entry.score.abs() > MATE {
+            Some(format!("score {}", entry.score))
+        } else if entry.eval != EVAL_NONE && entry.eval.abs() >= MATE_BOUND {
+            Some(format!("evaluation {}", entry.eval))
+        } else if !(-1..=MAX_PLY as i32).contains(&entry.depth) {
+            Some(format!("depth {}", entry.depth))
+        } else {
+            None
+        }
+    })
 }
 
 impl TranspositionTable {
@@ -146,14 +172,27 @@ impl TranspositionTable {
         let mut checksum = Checksum::new();
         let mut buffer = vec![0u8; CHUNK_BUCKETS * BUCKET_BYTES];
         let mut left = header.buckets;
+        let mut first_bad = None;
         while left > 0 {
             let bytes = &mut buffer[..(left.min(CHUNK_BUCKETS as u64) as usize) * BUCKET_BYTES];
             reader.read_exact(bytes).map_err(|e| fail(e.to_string()))?;
             checksum.add(bytes);
+            if first_bad.is_none() {
+                let done = header.buckets - left;
+                first_bad = bytes
+                    .chunks_exact(BUCKET_BYTES)
+                    .enumerate()
+                    .find_map(|(i, bucket)| invalid_entry(bucket).map(|why| (done + i as u64, why)));
+            }
             left -= (bytes.len() / BUCKET_BYTES) as u64;
         }
         if checksum.0 != header.checksum {
             return Err(fail("the checksum does not match: the file is corrupt".to_string()));
+        }
+        // The checksum finds accidents; a file written by something else can still hold
+        // entries no search makes (a score beyond a mate would loop the aspiration windows).
+        if let Some((bucket, why)) = first_bad {
+            return Err(fail(format!("bucket {bucket} holds an entry no search writes ({why})")));
         }
         Ok(header)
     }

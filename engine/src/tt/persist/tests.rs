@@ -101,6 +101,9 @@ fn every_bad_file_is_refused_with_its_reason_and_the_table_is_kept() {
             },
             "entry layout",
         ),
+        ("score beyond a mate", with_entry(&good, 32_500, 10, 12), "score 32500"),
+        ("evaluation beyond a mate", with_entry(&good, 10, 31_900, 12), "evaluation 31900"),
+        ("depth beyond the ply limit", with_entry(&good, 10, 10, 200), "depth 200"),
         ("foreign", b"position startpos moves e2e4 e7e5 g1f3 b8c6 f1b5 a7a6 b5a4".to_vec(), "wrong magic"),
         ("tiny", b"LZTT".to_vec(), "too short"),
         ("empty", Vec::new(), "too short"),
@@ -118,6 +121,20 @@ fn every_bad_file_is_refused_with_its_reason_and_the_table_is_kept() {
     let missing = TranspositionTable::check_file(&temp("no-such-file.lzh")).expect_err("missing");
     assert!(missing.contains("No such file"), "{missing}");
     assert!(raw(&target) == before, "nothing touched the table");
+}
+
+/// `good` with its first bucket's first entry replaced by one of this score, evaluation and
+/// depth, and the checksum made right again: a file no accident produces.
+fn with_entry(good: &[u8], score: i32, eval: i32, depth: i32) -> Vec<u8> {
+    let mut bytes = good.to_vec();
+    let entry = TtEntry { mv: Move::NULL, score, eval, depth, bound: BOUND_EXACT, pv: false, generation: 0 };
+    let (word, eval) = entry.pack(0x1234);
+    bytes[40..48].copy_from_slice(&word.to_le_bytes());
+    bytes[40 + 48..40 + 50].copy_from_slice(&eval.to_le_bytes());
+    let mut checksum = Checksum::new();
+    checksum.add(&bytes[40..]);
+    bytes[32..40].copy_from_slice(&checksum.0.to_le_bytes());
+    bytes
 }
 
 /// A disk that fills up after `room` bytes.
