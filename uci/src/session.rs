@@ -211,6 +211,8 @@ impl Session {
     /// waited for another search gets its whole time, unless it arrived after that search was
     /// told to stop: then the GUI's clock has been running since it arrived.
     pub fn resume(&mut self) {
+        // Options set during the search take effect as soon as it has ended.
+        self.apply_pending_if_idle();
         while !self.held.is_empty() {
             // A pondering search gets its `ponderhit` whatever waits before it (an `isready`
             // or a `setoption` between `go ponder` and `ponderhit` must not hold it back).
@@ -300,6 +302,8 @@ impl Session {
             Command::Quit => {
                 self.held.clear();
                 self.stop_and_wait();
+                // A `Save Hash` pressed during the search is carried out, not dropped.
+                self.apply_hash_io(true);
                 return Flow::Quit;
             }
             Command::Display => self.display(),

@@ -678,6 +678,39 @@ fn nodes_to_depth(engine: &mut Engine, fen: &str, depth: u32) -> i64 {
 }
 
 #[test]
+fn a_save_hash_pressed_during_a_search_is_carried_out_when_it_ends_and_at_quit() {
+    let dir = std::env::temp_dir().join(format!("lazuli-hash-deferred-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for quit_at_once in [false, true] {
+        let file = dir.join(format!("deferred-{quit_at_once}.lzh"));
+        let _ = std::fs::remove_file(&file);
+        let mut engine = Engine::start();
+        engine.send("setoption name Hash value 2");
+        engine.send(&format!("setoption name Hash File value {}", file.display()));
+        engine.send("position startpos");
+        engine.send("go depth 30");
+        engine.wait_for_depth(3);
+        engine.send("setoption name Save Hash");
+        engine.send("stop");
+        if quit_at_once {
+            engine.send("quit");
+            let status = engine.child.wait().expect("the engine ends");
+            assert!(status.success(), "{status:?}");
+        } else {
+            // No other command: the search's end carries it out.
+            let lines = engine.read_until("info string saved the hash", Duration::from_secs(10));
+            assert!(lines.iter().any(|l| l.starts_with("bestmove")), "{lines:?}");
+        }
+        assert_eq!(
+            std::fs::metadata(&file).map(|m| m.len()).ok(),
+            Some(40 + 2 * (1 << 20)),
+            "{quit_at_once}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
 fn a_saved_hash_brings_an_analysis_back_in_a_new_process() {
     let dir = std::env::temp_dir().join(format!("lazuli-hash-protocol-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

@@ -148,7 +148,11 @@ impl TranspositionTable {
         let mut temporary = PathBuf::from(path);
         temporary.set_file_name(format!(".{}.{}.partial", name.to_string_lossy(), std::process::id()));
         let written = (|| -> std::io::Result<u64> {
-            let mut file = BufWriter::with_capacity(1 << 20, File::create(&temporary)?);
+            // Created afresh, never opened through a link someone left at the name: a stale
+            // file or link there is removed (not followed) first.
+            let _ = std::fs::remove_file(&temporary);
+            let file = std::fs::OpenOptions::new().write(true).create_new(true).open(&temporary)?;
+            let mut file = BufWriter::with_capacity(1 << 20, file);
             self.save_to(&mut file)?;
             let file = file.into_inner().map_err(|e| e.into_error())?;
             file.sync_all()?;

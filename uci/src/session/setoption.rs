@@ -156,7 +156,16 @@ impl Session {
             }
         }
         self.apply_pending_network();
+        self.apply_hash_io(false);
+    }
+
+    /// Carries out the pending `Save Hash` presses (and, unless `saves_only`, `Load Hash`), in
+    /// order.
+    pub(super) fn apply_hash_io(&mut self, saves_only: bool) {
         for io in std::mem::take(&mut self.pending.hash_io) {
+            if saves_only && !matches!(io, HashIo::Save(_)) {
+                continue;
+            }
             let done = match &io {
                 HashIo::Save(path) => self.pool.save_hash(Path::new(path)),
                 HashIo::Load(path) => self.pool.load_hash(Path::new(path)),

@@ -40,6 +40,24 @@ fn saved_bytes(tt: &TranspositionTable) -> Vec<u8> {
     file.into_inner()
 }
 
+#[cfg(unix)]
+#[test]
+fn a_save_never_writes_through_a_link_at_its_temporary_name() {
+    let (tt, _) = filled_table();
+    let path = temp("linked.lzh");
+    let victim = temp("victim.txt");
+    std::fs::write(&victim, b"precious").unwrap();
+    let temporary = path.with_file_name(format!(".linked.lzh.{}.partial", std::process::id()));
+    let _ = std::fs::remove_file(&temporary);
+    std::os::unix::fs::symlink(&victim, &temporary).unwrap();
+    tt.save(&path).expect("saved");
+    assert_eq!(std::fs::read(&victim).unwrap(), b"precious", "the link's target is untouched");
+    assert!(TranspositionTable::check_file(&path).is_ok());
+    for file in [path, victim, temporary] {
+        let _ = std::fs::remove_file(file);
+    }
+}
+
 #[test]
 fn save_and_load_round_trip_bit_for_bit() {
     let (tt, keys) = filled_table();
