@@ -4,9 +4,11 @@
 # messages (scripts/check-bench.sh), the python-chess client tests against the release binary,
 # then the tools under scripts/: their unit tests, the scaling charts from a tiny `lazuli
 # scaling` run, a smoke match (crashes, illegal moves and time forfeits fail) and OpenBench's
-# build-and-bench steps. Needs only the Rust toolchain, git (with the history of the checkout)
-# and Python 3 (with venv): the Python packages are installed into .venv, pinned by
-# tests/python/requirements.txt and scripts/requirements.txt.
+# build-and-bench steps; last, the committed tree cloned into an empty directory runs its
+# cargo tests there (the test data is in tests/data, nothing outside the clone is needed).
+# Needs only the Rust toolchain, git (with the history of the checkout) and Python 3 (with
+# venv): the Python packages are installed into .venv, pinned by tests/python/requirements.txt
+# and scripts/requirements.txt.
 #
 # usage: scripts/test-all.sh        (no arguments; CI runs it through .ci/run)
 set -euo pipefail
@@ -69,3 +71,11 @@ done
 
 PYTHON="$venv/bin/python" scripts/smoke_match.sh "$binary"
 scripts/openbench-check.sh
+
+# A clone with nothing beside it tests itself: the committed tree, cloned into an empty
+# directory, with no LAZULI_DATA (the build directory is shared, so only the workspace's own
+# crates are built again).
+target=${CARGO_TARGET_DIR:-$PWD/target}
+case "$target" in /*) ;; *) target="$PWD/$target" ;; esac
+git clone --quiet --no-hardlinks . "$work/clone"
+(cd "$work/clone" && env -u LAZULI_DATA CARGO_TARGET_DIR="$target" cargo test --release --workspace)

@@ -1,16 +1,16 @@
 //! Shared helpers for the integration tests: locating and reading the test data in
-//! `../shared/data`.
+//! `tests/data`.
 
 #![forbid(unsafe_code)]
 
 use std::path::PathBuf;
 
-/// The shared test-data directory (`../shared/data` beside the checkout), or `LAZULI_DATA`.
+/// The test data (`tests/data` in the repository), or the directory `LAZULI_DATA` names.
 pub fn data_dir() -> PathBuf {
     if let Ok(dir) = std::env::var("LAZULI_DATA") {
         return PathBuf::from(dir);
     }
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/data")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data")
 }
 
 /// One EPD line: a FEN and its `;KEY VALUE` operations.

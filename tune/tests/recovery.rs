@@ -10,10 +10,10 @@ use tune::optimizer::sigmoid;
 use tune::tuner::{tune, Settings};
 
 fn positions() -> Vec<Position> {
-    // The shared test data beside the checkout, or where LAZULI_DATA says, as for the other tests.
+    // The repository's test data, or where LAZULI_DATA says, as for the other tests.
     let data = std::env::var_os("LAZULI_DATA")
         .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data"));
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data"));
     let mut out = Vec::new();
     for file in ["perft.epd", "perft960.epd"] {
         let text = std::fs::read_to_string(data.join(file)).expect("test data present");

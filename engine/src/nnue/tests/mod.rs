@@ -59,11 +59,11 @@ impl Rng {
     }
 }
 
-/// The shared test data: `LAZULI_DATA`, or `shared/data` beside the checkout.
+/// The test data: `tests/data` in the repository, or the directory `LAZULI_DATA` names.
 pub(super) fn data_dir() -> PathBuf {
     match std::env::var("LAZULI_DATA") {
         Ok(dir) => PathBuf::from(dir),
-        Err(_) => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/data"),
+        Err(_) => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/data"),
     }
 }
 
