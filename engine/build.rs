@@ -150,7 +150,7 @@ fn write_magics(out: &mut String, name: &str, entries: &[MagicEntry]) {
 }
 
 /// The AVX-512 intrinsics and `#[target_feature(enable = "avx512bw")]` were stabilised in Rust
-/// 1.89; the workspace builds from 1.85, so the AVX-512 kernels compile only where the compiler
+/// 1.89 (the workspace declares 1.95, which has them); the AVX-512 kernels compile only where the compiler
 /// accepts both (asked of the compiler itself rather than of its version number, so that a
 /// nightly from before the stabilisation is answered right).
 fn probe_avx512_intrinsics() {

@@ -33,6 +33,8 @@ case "$binary" in /*) ;; *) binary="$PWD/$binary" ;; esac
 # The bench signature: the node count of `lazuli bench` against the `Bench:` line of the newest
 # commit that has one (needs the git history; fails without it).
 scripts/check-bench.sh "$binary"
+# The declared minimum Rust covers every locked dependency.
+scripts/check-rust-version.py
 
 python=${PYTHON:-python3}
 venv=.venv

@@ -141,7 +141,7 @@ impl Searcher {
     /// even plies (the root's side to move, null moves included), more at odd ones.
     #[inline]
     pub(super) fn draw_value(&self, ply: usize) -> i32 {
-        if ply % 2 == 0 {
+        if ply.is_multiple_of(2) {
             DRAW - self.limits.contempt
         } else {
             DRAW + self.limits.contempt

@@ -49,7 +49,7 @@ pub fn chess960_start_fen(n: u32) -> String {
 /// A start position for playout `index`: even indices play standard chess, odd ones a random
 /// Chess960 array.
 pub fn playout_start(index: usize, rng: &mut StdRng) -> String {
-    if index % 2 == 0 {
+    if index.is_multiple_of(2) {
         STARTPOS.to_string()
     } else {
         chess960_start_fen(rng.gen_range(0..960))

@@ -83,7 +83,7 @@ pub const VALIDATION_EVERY: u64 = 50;
 /// Whether game (or text block) number `unit` is held out. A fixed hash, not the training seed,
 /// so that the split stays the same across runs and resumes.
 pub fn held_out(unit: u64) -> bool {
-    crate::rng::mix(unit ^ 0x7a6c_5f76_616c_6964) % VALIDATION_EVERY == 0
+    crate::rng::mix(unit ^ 0x7a6c_5f76_616c_6964).is_multiple_of(VALIDATION_EVERY)
 }
 
 /// Reads every file in order. Games (or text blocks) are numbered across all files, so the split

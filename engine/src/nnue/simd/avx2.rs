@@ -5,7 +5,7 @@ use std::arch::x86_64::*;
 
 /// Lanes of i16 in one 256-bit register.
 const LANES: usize = 16;
-const _: () = assert!(HIDDEN % LANES == 0);
+const _: () = assert!(HIDDEN.is_multiple_of(LANES));
 
 /// See `Kernels::add_sub`. The counts that moves produce (quiet 1 + 1, capture or
 /// promotion 1 + 2, castling 2 + 2, null move 0 + 0) get loops with the counts fixed, which

@@ -14,9 +14,9 @@
 //!   paths multiply `clamp · w` in i16 first, which is exact because the loader refuses output
 //!   weights beyond `OUTPUT_WEIGHT_LIMIT` (`QA · 128` fits an i16).
 //!
-//! The AVX-512 intrinsics need Rust 1.89 while the workspace builds from 1.85: the build script
-//! sets `has_avx512_intrinsics` where the compiler has them, and older compilers build without
-//! that path. The AVX2 path is written to compile on both.
+//! The AVX-512 intrinsics need Rust 1.89: the build script sets `has_avx512_intrinsics` where the
+//! compiler has them (every toolchain the workspace's declared Rust 1.95 allows; a test fails if
+//! the probe finds none), and a compiler without them builds without that path.
 
 use super::{Column, HIDDEN, QA};
 use std::sync::OnceLock;

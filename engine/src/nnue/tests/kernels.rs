@@ -158,3 +158,21 @@ fn the_simd_variable_caps_the_path_and_names_what_it_cannot_follow() {
 fn rank_of(kernels: &Kernels) -> usize {
     ["scalar", "avx2", "avx512"].iter().position(|&n| n == kernels.name()).unwrap()
 }
+
+#[test]
+fn every_path_the_cpu_offers_is_built_and_offered() {
+    let names: Vec<&str> = Kernels::available().iter().map(|k| k.name()).collect();
+    assert_eq!(names.first(), Some(&"scalar"));
+    #[cfg(target_arch = "x86_64")]
+    {
+        // The toolchain the workspace declares (Rust 1.95) has the AVX-512 intrinsics: a build
+        // probe that finds none is broken, and would leave the AVX-512 path out unseen.
+        #[cfg(not(has_avx512_intrinsics))]
+        panic!("the build probe found no AVX-512 intrinsics");
+        let avx2 = std::is_x86_feature_detected!("avx2");
+        let avx512 = std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512bw");
+        assert_eq!(names.contains(&"avx2"), avx2, "{names:?}");
+        assert_eq!(names.contains(&"avx512"), avx512, "{names:?}");
+        println!("paths this CPU runs in the kernel tests: {names:?}");
+    }
+}
