@@ -58,12 +58,17 @@ fi
 
 # The tools' own tests (the match runner's statistics, clocks, adjudication and bug detection;
 # those that drive the engine use the release binary).
-LAZULI_BIN="$binary" "$venv/bin/python" -m unittest discover -s scripts/tests
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+LAZULI_BIN="$binary" "$venv/bin/python" -m unittest discover -s scripts/tests 2>&1 | tee "$work/unittest.log"
+# unittest exits 0 (before Python 3.12) when it finds no test at all: that is a failure here.
+if ! grep -Eq '^Ran [1-9][0-9]* tests?' "$work/unittest.log"; then
+    echo "unittest ran no test in scripts/tests" >&2
+    exit 1
+fi
 
 # The scaling charts from a tiny benchmark: the CSV that `lazuli scaling` writes is what
 # scripts/plot_scaling.py reads.
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 "$binary" scaling --threads 1,2 --depth 6 --positions 2 --speed-ms 100 --hash 16 \
     --csv "$work/scaling.csv" >/dev/null
 "$venv/bin/python" scripts/plot_scaling.py "$work/scaling.csv" --out-dir "$work"
