@@ -184,14 +184,6 @@ impl Searcher {
             }
         };
         self.ss_mut(ply + 2).killers = [Move::NULL; 2];
-        // A node inherits the double extensions on the path to it; its own double-extended move
-        // adds one for that move's subtree only (below).
-        if !root {
-            let parent_doubles = self.ss(ply - 1).double_extensions;
-            self.ss_mut(ply).double_extensions = parent_doubles;
-        }
-        #[cfg(test)]
-        self.probe.enter(ply, self.ss(ply).double_extensions);
 
         let stm = pos.side_to_move();
         let has_pieces = pos.non_pawn_material(stm).nonempty();
@@ -379,10 +371,9 @@ impl Searcher {
                     }
                     if score < singular_beta {
                         extension = 1;
-                        if !PV
-                            && score < singular_beta - SE_DOUBLE_MARGIN()
-                            && self.ss(ply).double_extensions < SE_MAX_DOUBLE_EXTENSIONS()
-                        {
+                        // No cap on double extensions along a path: with one that binds, games
+                        // went worse (notes/ideas-not-kept.md); the ply limit above bounds them.
+                        if !PV && score < singular_beta - SE_DOUBLE_MARGIN() {
                             extension = 2;
                         }
                     } else if singular_beta >= beta {
@@ -403,12 +394,6 @@ impl Searcher {
             if gives_check && extension == 0 && ply < 2 * self.root_depth as usize {
                 extension = 1;
             }
-            let doubled = extension >= 2;
-            if doubled {
-                self.ss_mut(ply).double_extensions += 1;
-            }
-            #[cfg(test)]
-            self.probe.descend(ply, doubled);
             let new_depth = depth - 1 + extension;
 
             // Step 14. Late move reductions with the re-search ladder, then PVS.
@@ -435,9 +420,6 @@ impl Searcher {
                 score = -self.negamax::<true>(board, ctx, new_depth, -beta, -alpha, ply + 1, false);
             }
             self.unmake(board);
-            if doubled {
-                self.ss_mut(ply).double_extensions -= 1;
-            }
             if self.stopped {
                 return 0;
             }

@@ -214,7 +214,6 @@ struct StackEntry {
     piece: Option<Piece>,
     killers: [Move; 2],
     excluded: Move,
-    double_extensions: i32,
 }
 
 impl Default for StackEntry {
@@ -225,7 +224,6 @@ impl Default for StackEntry {
             piece: None,
             killers: [Move::NULL; 2],
             excluded: Move::NULL,
-            double_extensions: 0,
         }
     }
 }

@@ -135,7 +135,6 @@ tunables! {
     SE_TT_DEPTH_MARGIN = 3, 1..=5, step 1;
     SE_BETA_SCALE = 1, 1..=4, step 1;
     SE_DOUBLE_MARGIN = 20, 0..=60, step 4;
-    SE_MAX_DOUBLE_EXTENSIONS = 6, 2..=12, step 1;
 
     // Late move reductions: `LMR_BASE + ln(depth) * ln(moves) / LMR_DIVISOR` (in hundredths).
     LMR_MIN_DEPTH = 3, 2..=5, step 1;
