@@ -275,10 +275,18 @@ impl Pool {
     }
 
     /// Load a table saved by `save_hash`, taking the file's size (the new table is allocated
-    /// before the old one is freed, so a failure keeps the old one). A bad file changes nothing.
-    pub fn load_hash(&mut self, path: &std::path::Path) -> Result<String, String> {
+    /// before the old one is freed, so a failure keeps the old one). A bad file, or one larger
+    /// than `max_mb` (the `Hash` option's maximum), changes nothing.
+    pub fn load_hash(&mut self, path: &std::path::Path, max_mb: usize) -> Result<String, String> {
         self.wait();
         let file = TranspositionTable::check_file(path)?;
+        if file.size_mb() > max_mb as u64 {
+            return Err(format!(
+                "cannot load the hash from '{}': it holds {} MB, more than Hash allows ({max_mb} MB); the table is kept",
+                path.display(),
+                file.size_mb()
+            ));
+        }
         let old_mb = self.tt.size_mb();
         if file.buckets != self.tt.bucket_count() as u64 {
             let table = TranspositionTable::try_with_buckets(file.buckets).ok_or_else(|| {
@@ -479,6 +487,20 @@ mod tests {
     /// Limits with this hard limit and clock, in ms.
     fn timed(hard: Option<u64>, clock: Option<u64>) -> Limits {
         Limits { hard_time: hard.and_then(ms), clock: clock.and_then(ms), ..Limits::default() }
+    }
+
+    #[test]
+    fn a_table_file_larger_than_hash_allows_is_refused_and_the_table_kept() {
+        let path = std::env::temp_dir().join(format!("lazuli-pool-cap-{}.lzh", std::process::id()));
+        let mut pool = Pool::new(1, 4);
+        pool.save_hash(&path).expect("saved");
+        let mut small = Pool::new(1, 2);
+        let refused = small.load_hash(&path, 3).expect_err("4 MB is more than 3");
+        assert!(refused.contains("more than Hash allows (3 MB)"), "{refused}");
+        assert_eq!(small.hash_mb(), 2, "the table is kept");
+        small.load_hash(&path, 4).expect("4 MB is allowed");
+        assert_eq!(small.hash_mb(), 4);
+        let _ = std::fs::remove_file(path);
     }
 
     #[test]

@@ -168,7 +168,9 @@ impl Session {
             }
             let done = match &io {
                 HashIo::Save(path) => self.pool.save_hash(Path::new(path)),
-                HashIo::Load(path) => self.pool.load_hash(Path::new(path)),
+                HashIo::Load(path) => {
+                    self.pool.load_hash(Path::new(path), crate::options::MAX_HASH_MB as usize)
+                }
             };
             match done {
                 Ok(message) | Err(message) => self.info(&message),
