@@ -80,9 +80,8 @@ PYTHON="$venv/bin/python" scripts/smoke_match.sh "$binary"
 scripts/openbench-check.sh
 
 # A clone with nothing beside it tests itself: the committed tree, cloned into an empty
-# directory, with no LAZULI_DATA (the build directory is shared, so only the workspace's own
-# crates are built again).
+# directory (the build directory is shared, so only the workspace's own crates are built again).
 target=${CARGO_TARGET_DIR:-$PWD/target}
 case "$target" in /*) ;; *) target="$PWD/$target" ;; esac
 git clone --quiet --no-hardlinks . "$work/clone"
-(cd "$work/clone" && env -u LAZULI_DATA CARGO_TARGET_DIR="$target" cargo test --release --workspace)
+(cd "$work/clone" && CARGO_TARGET_DIR="$target" cargo test --release --workspace)

@@ -10,3 +10,9 @@ pub mod search;
 pub mod see;
 pub mod tb;
 pub mod tt;
+
+/// The repository's test data (`tests/data`), for the unit tests that read it.
+#[cfg(test)]
+pub(crate) fn test_data_dir() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data")
+}

@@ -5,11 +5,8 @@
 
 use std::path::PathBuf;
 
-/// The test data (`tests/data` in the repository), or the directory `LAZULI_DATA` names.
+/// The test data: `tests/data` in the repository.
 pub fn data_dir() -> PathBuf {
-    if let Ok(dir) = std::env::var("LAZULI_DATA") {
-        return PathBuf::from(dir);
-    }
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data")
 }
 

@@ -4,16 +4,14 @@
 
 use engine::board::Position;
 use engine::eval::{evaluate_uncached, Params};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use tune::dataset::Labelled;
 use tune::optimizer::sigmoid;
 use tune::tuner::{tune, Settings};
 
 fn positions() -> Vec<Position> {
-    // The repository's test data, or where LAZULI_DATA says, as for the other tests.
-    let data = std::env::var_os("LAZULI_DATA")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data"));
+    // The repository's test data, as for the other tests.
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data");
     let mut out = Vec::new();
     for file in ["perft.epd", "perft960.epd"] {
         let text = std::fs::read_to_string(data.join(file)).expect("test data present");

@@ -47,10 +47,7 @@ mod tests {
 
     #[test]
     fn margin_pruning_neither_uses_nor_invents_tablebase_scores() {
-        // The repository's test data, or the directory LAZULI_DATA names.
-        let dir = std::env::var("LAZULI_DATA")
-            .map(std::path::PathBuf::from)
-            .unwrap_or_else(|_| std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/data"));
+        let dir = crate::test_data_dir();
         let (tables, warnings) = Tablebases::open(dir.join("syzygy").to_str().expect("utf-8 path"));
         assert!(warnings.is_empty() && tables.max_pieces() == 4, "{warnings:?}");
         let mut decisive_evals = 0;

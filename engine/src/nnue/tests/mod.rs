@@ -11,7 +11,6 @@ mod symmetry;
 use super::format::{body_len, fnv1a};
 use super::{Network, HEADER_LEN, HEADER_LEN_V2, HIDDEN, INPUTS};
 use crate::board::{Color, Position};
-use std::path::PathBuf;
 
 /// The exact length of a one-bucket (version 1) file for this engine's architecture.
 pub(super) const FILE_LEN: usize = HEADER_LEN + body_len(1);
@@ -59,19 +58,11 @@ impl Rng {
     }
 }
 
-/// The test data: `tests/data` in the repository, or the directory `LAZULI_DATA` names.
-pub(super) fn data_dir() -> PathBuf {
-    match std::env::var("LAZULI_DATA") {
-        Ok(dir) => PathBuf::from(dir),
-        Err(_) => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/data"),
-    }
-}
-
 /// The positions of an EPD file of the test data.
 pub(super) fn epd_positions(name: &str) -> Vec<Position> {
-    let path = data_dir().join(name);
-    let text = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("cannot read {} (set LAZULI_DATA): {e}", path.display()));
+    let path = crate::test_data_dir().join(name);
+    let text =
+        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
     text.lines()
         .filter(|line| !line.trim().is_empty())
         .map(|line| {
