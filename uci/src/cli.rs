@@ -8,6 +8,7 @@ use std::io::Write;
 const USAGE: &str = "usage: lazuli                      run the UCI engine (reads commands on stdin)
        lazuli bench [depth]         fixed-depth search of the bench positions (1 thread, 16 MB)
        lazuli perft <depth> [fen]   perft divide from the start position or <fen>
+       lazuli speedtest [options]   nodes per second on this machine, a report to paste (--help)
        lazuli scaling [options]     thread-scaling benchmark (lazuli scaling --help)
        lazuli datagen [options]     self-play games for training (lazuli datagen --help)
        lazuli \"genfens N seed S book <file|None>\"   opening positions for OpenBench
@@ -21,13 +22,14 @@ pub fn run(args: &[String]) -> i32 {
             crate::protocol::run_stdio();
             0
         }
-        // `scaling` and `datagen` print their own, longer help.
+        // `speedtest`, `scaling` and `datagen` print their own, longer help.
         Some("perft" | "bench" | "spsa") if args[1..].iter().any(|a| a == "--help" || a == "-h") => {
             crate::outln!("{USAGE}");
             0
         }
         Some("perft") => perft_command(&args[1..]),
         Some("bench") => bench_command(&args[1..]),
+        Some("speedtest") => crate::speedtest::speedtest_command(&args[1..]),
         Some("scaling") => crate::scaling_cli::scaling_command(&args[1..]),
         Some("datagen") => crate::datagen_cli::datagen_command(&args[1..]),
         // OpenBench passes the whole request as one argument (then `quit`).

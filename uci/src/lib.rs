@@ -7,6 +7,7 @@ pub mod datagen;
 pub mod datagen_cli;
 pub mod held;
 pub mod log;
+pub mod machine;
 pub mod options;
 pub mod output;
 pub mod perft;
@@ -16,6 +17,8 @@ pub mod scaling_cli;
 #[allow(unsafe_code)]
 pub mod sched;
 pub mod session;
+pub mod speedtest;
+pub mod stats;
 pub mod stdout;
 pub mod version;
 pub mod wdl;
