@@ -4,6 +4,7 @@
 pub mod bench;
 pub mod board;
 pub mod eval;
+pub mod files;
 pub mod movegen;
 pub mod nnue;
 pub mod search;

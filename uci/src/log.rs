@@ -24,11 +24,19 @@ pub fn set_file(path: &str) -> Result<(), String> {
         *FILE.lock() = None;
         return Ok(());
     }
-    let file = OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-        .map_err(|e| format!("cannot open log file '{}': {e}", crate::command::shorten(path)))?;
+    let fail = |e: String| format!("cannot open log file '{}': {e}", crate::command::shorten(path));
+    // A pipe would block the open until a reader came, a device would swallow the log.
+    if let Some(what) = smp::engine::files::not_regular(std::path::Path::new(path)) {
+        return Err(fail(format!("it is {what}, not a regular file")));
+    }
+    let mut options = OpenOptions::new();
+    options.create(true).append(true);
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    let file = options.open(path).map_err(|e| fail(e.to_string()))?;
     *FILE.lock() = Some(file);
     install();
     tracing::info!("log opened by {}", crate::version::name());

@@ -267,7 +267,7 @@ impl Network {
     /// Read a network file.
     pub fn load_file(path: &Path) -> Result<Network, LoadError> {
         let io = |e: std::io::Error| LoadError::Io(e.to_string());
-        let file = std::fs::File::open(path).map_err(io)?;
+        let file = crate::files::open_regular(path).map_err(io)?;
         let mut bytes = Vec::new();
         file.take(READ_LIMIT as u64 + 1).read_to_end(&mut bytes).map_err(io)?;
         if bytes.len() > READ_LIMIT {

@@ -20,7 +20,6 @@
 
 use super::{Bucket, TranspositionTable, TtEntry, ENTRIES_PER_BUCKET};
 use crate::search::score::{INFINITY, MATE, MATE_BOUND, MAX_PLY};
-use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
@@ -145,6 +144,13 @@ impl TranspositionTable {
     /// already at `path` is left as it was.
     pub fn save(&self, path: &Path) -> Result<u64, String> {
         let name = path.file_name().ok_or_else(|| format!("'{}' is not a file name", path.display()))?;
+        // Renaming over a pipe or a device would replace what the user made there.
+        if let Some(what) = crate::files::not_regular(path) {
+            return Err(format!(
+                "cannot save the hash to '{}': it is {what}, not a regular file",
+                path.display()
+            ));
+        }
         let mut temporary = PathBuf::from(path);
         temporary.set_file_name(format!(".{}.{}.partial", name.to_string_lossy(), std::process::id()));
         let written = (|| -> std::io::Result<u64> {
@@ -169,7 +175,7 @@ impl TranspositionTable {
     /// any table.
     pub fn check_file(path: &Path) -> Result<TableFile, String> {
         let fail = |what: String| format!("cannot load the hash from '{}': {what}", path.display());
-        let file = File::open(path).map_err(|e| fail(e.to_string()))?;
+        let file = crate::files::open_regular(path).map_err(|e| fail(e.to_string()))?;
         let length = file.metadata().map_err(|e| fail(e.to_string()))?.len();
         let mut reader = BufReader::with_capacity(1 << 20, file);
         let header = read_header(&mut reader, length).map_err(fail)?;
@@ -214,7 +220,7 @@ impl TranspositionTable {
             )));
         }
         let loaded = (|| -> Result<(), String> {
-            let file = File::open(path).map_err(|e| e.to_string())?;
+            let file = crate::files::open_regular(path).map_err(|e| e.to_string())?;
             let length = file.metadata().map_err(|e| e.to_string())?.len();
             let mut reader = BufReader::with_capacity(1 << 20, file);
             if read_header(&mut reader, length)? != *expected {
