@@ -5,7 +5,7 @@
 /// The short commit hash the binary was built from, if it was built from git.
 pub const COMMIT: Option<&str> = option_env!("LAZULI_COMMIT");
 
-/// `Lazuli 0.1.0 (abc1234)`, or `Lazuli 0.1.0` without git.
+/// `Lazuli 0.2.0 (abc1234)`, or `Lazuli 0.2.0` without git.
 pub fn name() -> String {
     let version = env!("CARGO_PKG_VERSION");
     match COMMIT {
