@@ -62,7 +62,7 @@ impl KeyIdentity {
 }
 
 fn shakmaty_fen(pos: &Chess) -> String {
-    Fen::from_position(pos.clone(), EnPassantMode::Legal).to_string()
+    Fen::from_position(pos, EnPassantMode::Legal).to_string()
 }
 
 fn parse_shakmaty(fen: &str) -> Result<Chess, String> {
@@ -228,7 +228,7 @@ fn playout(index: usize, keys: &mut KeyIdentity, cov: &mut Coverage) -> Result<(
         cov.en_passant += mv.is_en_passant() as u64;
         cov.promotions += mv.is_promotion() as u64;
         board.make_move(mv);
-        theirs.play_unchecked(&their_move);
+        theirs.play_unchecked(their_move);
         played.push(uci);
     }
     Ok(())

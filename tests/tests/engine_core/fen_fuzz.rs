@@ -78,7 +78,7 @@ fn check_fen(fen: &str, tally: &Tally) -> Result<(), TestCaseError> {
     else {
         return Ok(());
     };
-    if Fen::from_position(theirs.clone(), EnPassantMode::Legal).to_string() != out {
+    if Fen::from_position(&theirs, EnPassantMode::Legal).to_string() != out {
         return Ok(());
     }
     tally.compared.fetch_add(1, Ordering::Relaxed);
