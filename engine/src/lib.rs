@@ -1,5 +1,11 @@
-//! Lazuli's chess core: board representation, legal move generation, static exchange
-//! evaluation. Single-threaded code only: the `smp` crate runs it on many threads.
+//! Lazuli's chess core: the board and legal move generation, static exchange evaluation, the
+//! evaluations (the network and the hand-crafted one), the search of one thread, the shared
+//! transposition table and the tablebase probes. It starts no threads of its own (only a
+//! table clear splits its work over scoped ones): the `smp` crate runs searches on many.
+//!
+//! `unsafe` is denied here except in the two modules whose measured speed needs it: the table's
+//! memory (`tt::memory`) and the network's SIMD kernels (`nnue::simd`).
+#![deny(unsafe_code)]
 
 pub mod bench;
 pub mod board;

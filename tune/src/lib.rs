@@ -15,6 +15,7 @@
 //! difference between `σ(K·E)` and a target mixing the game result with the search score
 //! (`optimizer`), minimised by Adam over the full-batch gradient; `writeback` prints the result as
 //! `engine/src/eval/tuned.rs`.
+#![forbid(unsafe_code)]
 
 pub mod coefficients;
 pub mod dataset;

@@ -7,6 +7,7 @@
 //!
 //! Writes the tuned set to `--output` (default `engine/src/eval/tuned.rs`) as Rust source the
 //! engine compiles. With `--rounds 0` it writes the starting set unchanged.
+#![forbid(unsafe_code)]
 
 use engine::eval::Params;
 use std::path::PathBuf;

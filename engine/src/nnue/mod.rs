@@ -12,6 +12,7 @@
 mod accumulator;
 mod format;
 mod network;
+#[allow(unsafe_code)]
 pub mod simd;
 
 #[cfg(test)]

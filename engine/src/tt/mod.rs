@@ -28,6 +28,7 @@
 //! Mate scores are stored relative to the node (`score_to_tt`) and converted back relative to the
 //! root on probe (`score_from_tt`).
 
+#[allow(unsafe_code)]
 mod memory;
 mod persist;
 
