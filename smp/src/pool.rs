@@ -19,8 +19,9 @@ use std::time::Duration;
 
 /// With more threads than cores, a move whose hard limit is shorter than this, or one that would
 /// leave less than this on the clock if it ran to its hard limit, is searched by one thread per
-/// core. The scheduler shares the cores among all runnable threads, and the main thread or the
-/// timer can then wait for one longer than such a move lasts, and lose on time. The clock test
+/// core. The scheduler shares the cores among all runnable threads, and the main thread, which
+/// alone watches the clock, can then wait for one longer than such a move lasts, and lose on
+/// time. The clock test
 /// covers `movestogo 1`, where the hard limit may take most of a short clock. On such short
 /// moves the extra threads gain nothing measurable anyway (notes/results.md).
 const OVERSUBSCRIBED_MIN_TIME: Duration = Duration::from_millis(100);
