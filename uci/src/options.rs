@@ -64,6 +64,12 @@ pub const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "SMP Vote", kind: OptionKind::Combo { default: "all", vars: &smp::VoteMode::NAMES } },
 ];
 
+/// Other engines' names for options of `OPTIONS`, which `setoption` accepts as well (they are
+/// not listed in the `uci` answer): GUIs of the ChessBase family know Houdini's names for the
+/// table-file buttons.
+pub const ALIASES: &[(&str, &str)] =
+    &[("Save Hash to File", "Save Hash"), ("Load Hash from File", "Load Hash")];
+
 /// Every option: `OPTIONS`, then in a build with the `spsa` feature one spin option per tunable
 /// search constant (named as in `engine/src/search/params.rs`).
 pub fn all_options() -> impl Iterator<Item = OptionSpec> {
@@ -116,6 +122,7 @@ pub fn uci_lines() -> Vec<String> {
 /// Find the option (names are case-insensitive, as the UCI specification says) and check the
 /// value against its type and range. Returns the canonical name.
 pub fn validate(name: &str, value: Option<&str>) -> Result<(&'static str, OptionValue), String> {
+    let name = ALIASES.iter().find(|(alias, _)| alias.eq_ignore_ascii_case(name)).map_or(name, |(_, to)| to);
     let spec = all_options()
         .find(|o| o.name.eq_ignore_ascii_case(name))
         .ok_or_else(|| format!("unknown option '{}'", shorten(name)))?;
@@ -166,6 +173,16 @@ pub fn validate(name: &str, value: Option<&str>) -> Result<(&'static str, Option
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn houdini_names_reach_the_table_file_buttons() {
+        assert_eq!(validate("Save Hash to File", None), Ok(("Save Hash", OptionValue::Button)));
+        assert_eq!(validate("load hash from file", None), Ok(("Load Hash", OptionValue::Button)));
+        for (alias, to) in ALIASES {
+            assert!(OPTIONS.iter().any(|o| o.name == *to), "{alias} names no option");
+            assert!(!uci_lines().iter().any(|l| l.contains(alias)), "{alias} is listed");
+        }
+    }
 
     #[test]
     fn validates_types_and_ranges() {
