@@ -33,7 +33,7 @@ const START_TRIES: usize = 64;
 /// A game longer than this is a draw: it only shuffles.
 const MAX_PLIES: usize = 600;
 /// Plies in a row with a decided score, for each side twice, before a win is adjudicated.
-const DECIDED_PLIES: u32 = 8;
+pub(super) const DECIDED_PLIES: u32 = 8;
 
 fn win_for(color: Color) -> Outcome {
     if color == Color::White {
@@ -82,21 +82,8 @@ pub fn play_game(
     let mut decided_plies = 0;
     let outcome = loop {
         let pos = *board.position();
-        if count_legal_moves(&pos) == 0 {
-            break if pos.in_check() { win_for(!pos.side_to_move()) } else { Outcome::Draw };
-        }
-        if pos.halfmove_clock() >= 100 || board.repetitions(0) >= 2 || pos.is_insufficient_material() {
-            break Outcome::Draw;
-        }
-        if board.plies() >= MAX_PLIES {
-            break Outcome::Draw;
-        }
-        if let Some(wdl) = tablebases.and_then(|tb| probe(tb, &pos)) {
-            break match wdl {
-                Wdl::Win => win_for(pos.side_to_move()),
-                Wdl::Loss => win_for(!pos.side_to_move()),
-                _ => Outcome::Draw,
-            };
+        if let Some(outcome) = verdict(&board, tablebases) {
+            break outcome;
         }
         let searched = search(searcher, &board);
         if searched.best_move.is_null() {
@@ -116,6 +103,26 @@ pub fn play_game(
         board.make_move(searched.best_move);
     };
     GameRecord { start, chess960, moves, outcome }
+}
+
+/// How the game stands decided before the side to move searches, if it is: mate, stalemate,
+/// the fifty-move rule, a repetition, bare material, the length cap, or the tablebases.
+pub(super) fn verdict(board: &Board, tablebases: Option<&Tablebases>) -> Option<Outcome> {
+    let pos = board.position();
+    if count_legal_moves(pos) == 0 {
+        return Some(if pos.in_check() { win_for(!pos.side_to_move()) } else { Outcome::Draw });
+    }
+    if pos.halfmove_clock() >= 100 || board.repetitions(0) >= 2 || pos.is_insufficient_material() {
+        return Some(Outcome::Draw);
+    }
+    if board.plies() >= MAX_PLIES {
+        return Some(Outcome::Draw);
+    }
+    tablebases.and_then(|tb| probe(tb, pos)).map(|wdl| match wdl {
+        Wdl::Win => win_for(pos.side_to_move()),
+        Wdl::Loss => win_for(!pos.side_to_move()),
+        _ => Outcome::Draw,
+    })
 }
 
 /// A tablebase verdict for positions the tables cover (no castling rights, few enough pieces).

@@ -1,4 +1,4 @@
-use super::game::Outcome;
+use super::game::{verdict, Outcome, DECIDED_PLIES};
 use super::inspect::inspect;
 use super::viri::{DataError, GameReader};
 use super::*;
@@ -227,6 +227,18 @@ fn the_viriformat_crate_reads_the_file_back() {
     let our_lengths: Vec<usize> = ours.iter().map(|g| g.moves.len()).collect();
     let their_lengths: Vec<usize> = theirs.iter().map(Game::len).collect();
     assert_eq!(our_lengths, their_lengths);
+    for (ours, theirs) in ours.iter().zip(&theirs) {
+        let result = match ours.outcome {
+            Outcome::WhiteWins => viriformat::dataformat::WDL::Win,
+            Outcome::Draw => viriformat::dataformat::WDL::Draw,
+            Outcome::BlackWins => viriformat::dataformat::WDL::Loss,
+        };
+        assert_eq!(theirs.outcome(), result, "the crate reads the result we wrote, from White's view");
+        let mut their_scores = Vec::new();
+        theirs.visit_positions(|_, eval| their_scores.push(eval));
+        let our_scores: Vec<i32> = ours.moves.iter().map(|(_, score)| i32::from(*score)).collect();
+        assert_eq!(our_scores, their_scores, "the crate reads the scores we wrote");
+    }
     for game in &theirs {
         let mut boards = 0;
         let count = |_| {
@@ -237,4 +249,81 @@ fn the_viriformat_crate_reads_the_file_back() {
         assert_eq!(boards, game.len());
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Every game's result against how it ended: a mate goes to the side that mated, stalemate and
+/// the drawing rules to a draw, and a win adjudicated by the searches' scores to the side those
+/// scores favour, with the scores from White's view (the last `DECIDED_PLIES` decided scores,
+/// searched by both sides in turn, all carry the winner's sign).
+#[test]
+fn labels_follow_how_each_game_ended() {
+    let dir = temp_dir("labels");
+    let config = DatagenConfig { decided_score: 600, ..config(&dir, 12) };
+    generate(&config);
+    let (mut natural, mut adjudicated) = (0, 0);
+    for game in games(&dir.join("data.vf")) {
+        let mut board = smp::engine::board::Board::new(game.start);
+        for (mv, _) in &game.moves {
+            board.make_move(*mv);
+        }
+        let pos = *board.position();
+        if let Some(outcome) = verdict(&board, None) {
+            natural += 1;
+            let mated = legal_moves(&pos).is_empty() && pos.in_check();
+            let expected = match (mated, pos.side_to_move()) {
+                (true, smp::engine::board::Color::White) => Outcome::BlackWins,
+                (true, smp::engine::board::Color::Black) => Outcome::WhiteWins,
+                (false, _) => Outcome::Draw,
+            };
+            assert_eq!((outcome, game.outcome), (expected, expected), "{}", pos.to_fen());
+            continue;
+        }
+        adjudicated += 1;
+        let sign = match game.outcome {
+            Outcome::WhiteWins => 1,
+            Outcome::BlackWins => -1,
+            Outcome::Draw => panic!("a game that nothing ended is a draw: {}", pos.to_fen()),
+        };
+        let scores: Vec<i32> = game.moves.iter().map(|(_, s)| i32::from(*s)).collect();
+        let decided = scores.iter().rev().take_while(|s| s.abs() >= config.decided_score).count();
+        let last = *scores.last().expect("an adjudicated game has moves");
+        assert_eq!(last.signum(), sign, "the last score favours the winner: {scores:?}");
+        if decided >= DECIDED_PLIES as usize {
+            let tail = &scores[scores.len() - DECIDED_PLIES as usize..];
+            assert!(tail.iter().all(|s| s.signum() == sign), "scores from White's view: {tail:?}");
+        } else {
+            assert!(
+                smp::engine::search::score::is_mate_score(last),
+                "short of the decided plies, a mate: {scores:?}"
+            );
+        }
+    }
+    assert!(
+        natural > 0 && adjudicated > 0,
+        "both kinds of ending: {natural} natural, {adjudicated} adjudicated"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The tablebase verdict, with the repository's tables: the side with the queen wins, whichever
+/// side is to move; without tables the game goes on; mate and stalemate need no tables.
+#[test]
+fn tablebase_adjudication_gives_the_win_to_the_stronger_side() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/syzygy");
+    let (tables, warnings) = smp::engine::tb::Tablebases::open(path.to_str().unwrap());
+    assert!(warnings.is_empty() && tables.files() > 0, "{warnings:?}");
+    let board = |fen: &str| smp::engine::board::Board::new(Position::from_fen(fen).unwrap());
+    for (fen, expected) in [
+        ("8/8/8/4k3/8/8/3QK3/8 w - - 0 1", Outcome::WhiteWins),
+        ("8/8/8/4k3/8/8/3QK3/8 b - - 0 1", Outcome::WhiteWins),
+        ("8/3qk3/8/8/4K3/8/8/8 w - - 0 1", Outcome::BlackWins),
+        ("8/3qk3/8/8/4K3/8/8/8 b - - 0 1", Outcome::BlackWins),
+        ("8/8/8/4k3/8/8/3RK3/8 b - - 0 1", Outcome::WhiteWins),
+        ("8/8/8/3k4/8/3PK3/8/8 b - - 0 1", Outcome::Draw),
+    ] {
+        assert_eq!(verdict(&board(fen), Some(&tables)), Some(expected), "{fen}");
+        assert_eq!(verdict(&board(fen), None), None, "{fen} without tables");
+    }
+    assert_eq!(verdict(&board("7k/6Q1/6K1/8/8/8/8/8 b - - 0 1"), None), Some(Outcome::WhiteWins));
+    assert_eq!(verdict(&board("k7/2Q5/1K6/8/8/8/8/8 b - - 0 1"), None), Some(Outcome::Draw));
 }
