@@ -621,13 +621,22 @@ mod tests {
         let on_done = Box::new(move |result: SearchResult, _: &crate::Ended| {
             let _ = tx.send(result);
         });
-        let limits = Limits { soft_time: ms(20), hard_time: ms(40), ..Limits::default() };
+        let limits = Limits { soft_time: ms(100), hard_time: ms(200), ..Limits::default() };
+        let start = limits.start;
         pool.go(Board::new(Position::startpos()), limits, true, false, Box::new(SilentReporter), on_done);
-        // Far past the hard limit: a ponder search ignores the clock.
-        assert!(rx.recv_timeout(Duration::from_millis(150)).is_err(), "answered while pondering");
+        // Past the hard limit counted from `go`: a ponder search ignores the clock.
+        assert!(rx.recv_timeout(Duration::from_millis(300)).is_err(), "answered while pondering");
         let hit = std::time::Instant::now();
-        pool.ponderhit(150);
+        pool.ponderhit(start.elapsed().as_millis() as u64);
         rx.recv_timeout(Duration::from_secs(10)).expect("bestmove after ponderhit");
-        assert!(hit.elapsed() < Duration::from_secs(2), "the limits counted from ponderhit were not kept");
+        let after = hit.elapsed();
+        // Limits counted from `go` would have run out before the hit, and the search would
+        // answer at once; counted from the hit, it searches for a good part of the soft limit
+        // (the time manager may shorten it for a stable best move, never below 0.4 of it).
+        assert!(
+            after >= Duration::from_millis(20),
+            "answered {after:?} after ponderhit: limits counted from go"
+        );
+        assert!(after < Duration::from_secs(2), "the limits counted from ponderhit were not kept: {after:?}");
     }
 }
