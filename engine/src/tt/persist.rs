@@ -143,32 +143,8 @@ impl TranspositionTable {
     /// Returns the bytes written. On any error the temporary file is removed and a file
     /// already at `path` is left as it was.
     pub fn save(&self, path: &Path) -> Result<u64, String> {
-        let name = path.file_name().ok_or_else(|| format!("'{}' is not a file name", path.display()))?;
-        // Renaming over a pipe or a device would replace what the user made there.
-        if let Some(what) = crate::files::not_regular(path) {
-            return Err(format!(
-                "cannot save the hash to '{}': it is {what}, not a regular file",
-                path.display()
-            ));
-        }
-        let mut temporary = PathBuf::from(path);
-        temporary.set_file_name(format!(".{}.{}.partial", name.to_string_lossy(), std::process::id()));
-        let written = (|| -> std::io::Result<u64> {
-            // Created afresh, never opened through a link someone left at the name: a stale
-            // file or link there is removed (not followed) first.
-            let _ = std::fs::remove_file(&temporary);
-            let file = std::fs::OpenOptions::new().write(true).create_new(true).open(&temporary)?;
-            let mut file = BufWriter::with_capacity(1 << 20, file);
-            self.save_to(&mut file)?;
-            let file = file.into_inner().map_err(|e| e.into_error())?;
-            file.sync_all()?;
-            std::fs::rename(&temporary, path)?;
-            Ok(HEADER_BYTES + (self.buckets.len() * BUCKET_BYTES) as u64)
-        })();
-        written.map_err(|e| {
-            let _ = std::fs::remove_file(&temporary);
-            format!("cannot save the hash to '{}': {e}", path.display())
-        })
+        replace_file(path, |file| self.save_to(file))?;
+        Ok(HEADER_BYTES + (self.buckets.len() * BUCKET_BYTES) as u64)
     }
 
     /// Reads and checks the whole file at `path` (header, length, checksum) without touching
@@ -295,6 +271,40 @@ fn read_header(reader: &mut impl Read, length: u64) -> Result<TableFile, String>
         return Err("damaged header (generation field)".to_string());
     }
     Ok(TableFile { buckets, generation, checksum: u64_at(32) })
+}
+
+/// Writes a file at `path` through `write` into a temporary file beside it, renamed over `path`
+/// only when complete and synced: on any error the temporary file is removed and a file already
+/// at `path` is left as it was.
+fn replace_file(
+    path: &Path,
+    write: impl FnOnce(&mut BufWriter<std::fs::File>) -> std::io::Result<()>,
+) -> Result<(), String> {
+    let name = path.file_name().ok_or_else(|| format!("'{}' is not a file name", path.display()))?;
+    // Renaming over a pipe or a device would replace what the user made there.
+    if let Some(what) = crate::files::not_regular(path) {
+        return Err(format!(
+            "cannot save the hash to '{}': it is {what}, not a regular file",
+            path.display()
+        ));
+    }
+    let mut temporary = PathBuf::from(path);
+    temporary.set_file_name(format!(".{}.{}.partial", name.to_string_lossy(), std::process::id()));
+    let written = (|| -> std::io::Result<()> {
+        // Created afresh, never opened through a link someone left at the name: a stale
+        // file or link there is removed (not followed) first.
+        let _ = std::fs::remove_file(&temporary);
+        let file = std::fs::OpenOptions::new().write(true).create_new(true).open(&temporary)?;
+        let mut file = BufWriter::with_capacity(1 << 20, file);
+        write(&mut file)?;
+        let file = file.into_inner().map_err(|e| e.into_error())?;
+        file.sync_all()?;
+        std::fs::rename(&temporary, path)
+    })();
+    written.map_err(|e| {
+        let _ = std::fs::remove_file(&temporary);
+        format!("cannot save the hash to '{}': {e}", path.display())
+    })
 }
 
 #[cfg(test)]

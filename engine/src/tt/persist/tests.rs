@@ -209,6 +209,19 @@ fn a_failed_save_reports_and_leaves_the_old_file() {
         .filter(|e| e.file_name().to_string_lossy().ends_with(".partial"))
         .collect();
     assert!(leftovers.is_empty(), "no temporary file is left behind");
+
+    // A save that fails half-way (the disk fills after some bytes) over that complete file.
+    let before = std::fs::read(&path).unwrap();
+    let error = super::replace_file(&path, |file| {
+        file.write_all(&vec![0xAB; 3 << 20])?;
+        Err(std::io::Error::new(std::io::ErrorKind::StorageFull, "disk full"))
+    })
+    .expect_err("the write failed");
+    assert!(error.contains("cannot save the hash") && error.contains("disk full"), "{error}");
+    assert!(std::fs::read(&path).unwrap() == before, "the old file keeps its bytes");
+    assert!(TranspositionTable::check_file(&path).is_ok());
+    let leftovers = std::fs::read_dir(&own_dir).unwrap().filter_map(Result::ok).count();
+    assert_eq!(leftovers, 1, "only the old file: the partial one is removed");
     let _ = std::fs::remove_dir_all(own_dir);
 }
 
