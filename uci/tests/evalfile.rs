@@ -10,7 +10,7 @@ use std::time::Duration;
 use uci::session::find_move;
 
 mod common;
-use common::Engine;
+use common::{network_file, Engine};
 
 impl Engine {
     /// `setoption name EvalFile value <value>`: the one `info string` it answers.
@@ -44,37 +44,6 @@ impl Engine {
         let mv = lines.last().and_then(|l| l.split_whitespace().nth(1)).expect("a move").to_string();
         assert!(find_move(&pos, &mv, false).is_some(), "bestmove {mv} is not legal; {lines:?}");
     }
-}
-
-fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
-}
-
-/// A network file of random weights with `hidden` neurons, as `docs/network-format.md` lays it
-/// out: magic, seven u32 fields, the FNV-1a hash of the rest, then the i16 weights and the i32
-/// output bias, little-endian.
-fn network_file(hidden: usize, seed: u64) -> Vec<u8> {
-    let mut state = seed | 1;
-    let mut random = |range: u64| -> i16 {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        (state % (2 * range + 1)) as i16 - range as i16
-    };
-    let mut payload = Vec::new();
-    for (count, range) in [(768 * hidden, 60), (hidden, 80), (2 * hidden, 6)] {
-        for _ in 0..count {
-            payload.extend_from_slice(&random(range).to_le_bytes());
-        }
-    }
-    payload.extend_from_slice(&25_000i32.to_le_bytes());
-    let mut file = b"LZNN".to_vec();
-    for field in [1, 768, hidden as u32, 1, 255, 64, 400] {
-        file.extend_from_slice(&u32::to_le_bytes(field));
-    }
-    file.extend_from_slice(&fnv1a(&payload).to_le_bytes());
-    file.extend_from_slice(&payload);
-    file
 }
 
 /// A fresh directory for one test's files.
