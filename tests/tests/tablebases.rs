@@ -41,7 +41,7 @@ fn wdl_and_dtz_match_the_reference_values() {
         assert_eq!(tb.probe_wdl(&pos), Some(expected_wdl(wdl)), "{}", e.fen);
         if count_legal_moves(&pos) > 0 {
             let got = tb.probe_dtz(&pos).expect("dtz tables present");
-            assert!((got - dtz).abs() <= 1, "{}: dtz {got}, expected {dtz}", e.fen);
+            assert_eq!(got, dtz, "{}: dtz", e.fen);
         }
     }
 }
@@ -62,6 +62,7 @@ fn missing_directories_are_reported_and_skipped() {
 #[test]
 fn root_ranking_keeps_the_result() {
     let tb = tables();
+    let mut lost_roots = 0;
     for e in read_epd("syzygy/positions.epd") {
         let pos = Position::from_fen(&e.fen).expect("valid FEN");
         if count_legal_moves(&pos) == 0 {
@@ -71,21 +72,42 @@ fn root_ranking_keeps_the_result() {
         let (keep, root) = tb.root_moves(&Board::new(pos), true).expect("root is covered");
         assert_eq!(root, wdl, "{}", e.fen);
         assert!(!keep.is_empty());
-        for mv in keep {
+        // A lost root keeps the moves that resist longest: the opponent's largest DTZ.
+        let longest = legal_moves(&pos)
+            .iter()
+            .map(|&mv| {
+                let mut child = pos;
+                child.make_move(mv);
+                tb.probe_dtz(&child).expect("covered")
+            })
+            .max()
+            .expect("the root has moves");
+        for &mv in keep.iter() {
             let mut child = pos;
             child.make_move(mv);
             let mated = child.in_check() && count_legal_moves(&child) == 0;
             if mated {
+                assert!(matches!(wdl, Wdl::Win | Wdl::CursedWin), "{}: {mv} mates from a {wdl:?}", e.fen);
                 continue;
             }
             let child_dtz = tb.probe_dtz(&child).expect("covered");
+            let child_wdl = tb.probe_wdl(&child).expect("covered");
             match wdl {
                 Wdl::Win => assert!(child_dtz < 0, "{}: {mv} gives away the win", e.fen),
                 Wdl::Draw => assert_eq!(child_dtz, 0, "{}: {mv} changes the draw", e.fen),
-                _ => {}
+                Wdl::Loss => {
+                    lost_roots += 1;
+                    assert!(child_dtz > 0, "{}: {mv} leaves the opponent no win?", e.fen);
+                    assert_eq!(child_dtz, longest, "{}: {mv} loses sooner than another move", e.fen);
+                }
+                Wdl::CursedWin => {
+                    assert_eq!(child_wdl, Wdl::BlessedLoss, "{}: {mv} gives away the cursed win", e.fen)
+                }
+                Wdl::BlessedLoss => assert_eq!(child_wdl, Wdl::CursedWin, "{}: {mv} loses outright", e.fen),
             }
         }
     }
+    assert!(lost_roots >= 10, "only {lost_roots} kept moves of lost roots checked");
 }
 
 fn search_with_tb(
