@@ -600,11 +600,22 @@ mod tests {
             ended.now();
             let _ = tx.send((result, before));
         });
-        let board = Board::new(Position::startpos());
+        // Bare kings: a search without limits runs through every depth and answers by itself
+        // within milliseconds; `go infinite` must still wait for `stop`, for ten times as long.
+        let board = Board::new(Position::from_fen("8/8/8/4k3/8/8/8/4K3 w - - 0 1").expect("valid"));
+        let mut finite = Pool::new(1, 1);
+        let (finite_tx, finite_rx) = channel();
+        let started = std::time::Instant::now();
+        let finite_done = Box::new(move |_: SearchResult, _: &crate::Ended| {
+            let _ = finite_tx.send(());
+        });
+        finite.go(board.clone(), Limits::default(), false, false, Box::new(SilentReporter), finite_done);
+        finite_rx.recv_timeout(Duration::from_secs(10)).expect("a search without limits ends by itself");
+        let every_depth = started.elapsed();
         pool.go(board.clone(), Limits::default(), false, true, Box::new(SilentReporter), on_done);
         assert!(pool.is_searching());
-        std::thread::sleep(Duration::from_millis(30));
-        assert!(rx.try_recv().is_err(), "go infinite answered before stop");
+        std::thread::sleep(every_depth * 10 + Duration::from_millis(20));
+        assert!(rx.try_recv().is_err(), "go infinite answered before stop, though every depth was done");
         pool.stop();
         let (result, thread) = rx.recv_timeout(Duration::from_secs(10)).expect("bestmove after stop");
         assert_eq!(thread.as_deref(), Some("lazuli-worker-0"), "answered by another thread");

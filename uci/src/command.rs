@@ -353,6 +353,34 @@ mod tests {
     }
 
     #[test]
+    fn every_go_parameter_keeps_its_own_value() {
+        // Distinct values, so a parameter read into another's field cannot pass.
+        let Ok(Command::Go(go)) = parse(
+            "go wtime 11 btime 12 winc 13 binc 14 movestogo 15 depth 16 nodes 17 mate 18 movetime 19 ponder",
+        ) else {
+            panic!("go parses")
+        };
+        let expected = GoParams {
+            wtime: Some(11),
+            btime: Some(12),
+            winc: Some(13),
+            binc: Some(14),
+            movestogo: Some(15),
+            depth: Some(16),
+            nodes: Some(17),
+            mate: Some(18),
+            movetime: Some(19),
+            ponder: true,
+            ..GoParams::default()
+        };
+        assert_eq!(go, expected);
+        let Ok(Command::Go(go)) = parse("go infinite searchmoves a2a3") else { panic!("go parses") };
+        assert!(go.infinite && !go.ponder && go.searchmoves == ["a2a3"] && go.movetime.is_none());
+        let Ok(Command::Go(go)) = parse("go perft 4") else { panic!("go perft parses") };
+        assert_eq!((go.perft, go.depth), (Some(4), None));
+    }
+
+    #[test]
     fn rejects_malformed_commands() {
         assert!(matches!(parse("go perft"), Err(ParseError::MissingValue("perft"))));
         assert!(matches!(parse("go perft x"), Err(ParseError::BadNumber { .. })));

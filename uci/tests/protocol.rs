@@ -36,6 +36,21 @@ fn bestmove(lines: &[String]) -> String {
     lines.last().expect("lines").split_whitespace().nth(1).expect("a move").to_string()
 }
 
+const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+
+/// The `bestmove` that ends `lines` is legal in `fen` after `moves` (not only not `0000`).
+fn assert_legal(lines: &[String], fen: &str, moves: &[&str], what: &str) {
+    let mut pos = Position::from_fen(fen).expect("a test position");
+    for text in moves {
+        pos.make_move(uci::session::find_move(&pos, text, false).expect("a legal test move"));
+    }
+    let mv = bestmove(lines);
+    assert!(
+        uci::session::find_move(&pos, &mv, false).is_some(),
+        "{what}: bestmove {mv} is illegal: {lines:?}"
+    );
+}
+
 #[test]
 fn handshake_lists_options() {
     let mut engine = Engine::start();
@@ -207,7 +222,7 @@ fn sloppy_positions_are_read_as_a_gui_meant_them() {
         assert_eq!(engine.fen(), fen, "{line}");
         engine.send("go depth 2");
         let lines = engine.read_until("bestmove", Duration::from_secs(20));
-        assert_ne!(bestmove(&lines), "0000", "{line}: {lines:?}");
+        assert_legal(&lines, fen, &[], line);
     }
 }
 
@@ -264,7 +279,7 @@ fn stop_ends_infinite_search_quickly() {
     engine.send("stop");
     let lines = engine.read_until("bestmove", Duration::from_secs(5));
     assert!(start.elapsed() < Duration::from_millis(500), "stop took {:?}", start.elapsed());
-    assert_ne!(bestmove(&lines), "0000");
+    assert_legal(&lines, START, &[], "go infinite, stopped");
 }
 
 #[test]
@@ -321,7 +336,7 @@ fn every_bad_input_gets_one_info_string_even_mid_search() {
     }
     engine.send("stop");
     let lines = engine.read_until("bestmove", Duration::from_secs(5));
-    assert_ne!(bestmove(&lines), "0000");
+    assert_legal(&lines, START, &[], "the bad input left the position");
 }
 
 #[test]
@@ -382,7 +397,7 @@ fn go_without_position_searches_the_start_position_and_says_so() {
     engine.send("go depth 2");
     let lines = engine.read_until("bestmove", Duration::from_secs(10));
     assert_eq!(lines[0], "info string no position given; searching the start position");
-    assert_ne!(bestmove(&lines), "0000");
+    assert_legal(&lines, START, &[], "no position given");
     engine.send("position startpos");
     engine.send("go depth 2");
     let lines = engine.read_until("bestmove", Duration::from_secs(10));
@@ -400,7 +415,7 @@ fn out_of_range_go_values_are_clamped_with_one_note() {
     for word in ["depth -3", "nodes 0", "movetime -5", "wtime 99999999999999999999"] {
         assert!(strings[0].contains(word), "{word} in {}", strings[0]);
     }
-    assert_ne!(bestmove(&lines), "0000");
+    assert_legal(&lines, START, &[], "clamped go");
 }
 
 #[test]
@@ -552,7 +567,7 @@ fn go_right_after_stop_waits_for_the_old_search() {
         let second = engine.read_until("bestmove", Duration::from_secs(5));
         for lines in [&first, &second] {
             assert!(!lines.iter().any(|l| l.starts_with("info string")), "{lines:?}");
-            assert_ne!(bestmove(lines), "0000");
+            assert_legal(lines, START, &[], "go after stop");
         }
     }
 }
@@ -576,7 +591,7 @@ fn a_go_during_a_search_that_ends_by_itself_is_answered_after_it_in_order() {
     for lines in [&first, &second, &third] {
         assert!(!lines.iter().any(|l| l.starts_with("info string")), "{lines:?}");
     }
-    assert_ne!(bestmove(&first), "0000");
+    assert_legal(&first, START, &[], "the first held go");
     // Each held `go` searched the position set just before it.
     assert_eq!(bestmove(&second), "d8h4", "the mate in one after 1. f3 e5 2. g4");
     let reply = bestmove(&third);
@@ -629,7 +644,7 @@ fn stop_answers_at_once_every_go_held_before_it() {
     engine.send("stop");
     for _ in 0..3 {
         let lines = engine.read_until("bestmove", Duration::from_secs(5));
-        assert_ne!(bestmove(&lines), "0000");
+        assert_legal(&lines, START, &[], "a go held before stop");
     }
     // A `go` after the `stop` is not stopped by it: it searches on past its first iterations.
     engine.send("go depth 60");
@@ -648,7 +663,7 @@ fn threads_and_hash_change_between_searches_and_quit_is_prompt() {
         engine.sync();
         engine.send("go depth 6");
         let lines = engine.read_until("bestmove", Duration::from_secs(60));
-        assert_ne!(bestmove(&lines), "0000", "{threads} threads");
+        assert_legal(&lines, START, &["e2e4"], &format!("{threads} threads"));
     }
     // Quit in the middle of a 64-thread search.
     engine.send("setoption name Threads value 64");
