@@ -127,18 +127,34 @@ fn genfens_prints_balanced_starts_as_openbench_asks() {
             .map(|l| l.strip_prefix("info string genfens ").expect("genfens line").to_string())
             .collect()
     };
+    // Each start descends from its root by 8 or 9 random plies, and is balanced as genfens
+    // judges it (a search of the same budget from a cleared table, within 300 cp).
+    let check = |fens: &[String], root_fullmove: usize| {
+        use smp::engine::board::{Board, Color, Position};
+        use smp::engine::search::{Limits, Searcher};
+        for fen in fens {
+            let pos = Position::from_fen(fen).expect("a legal position");
+            let ply = 2 * (usize::from(pos.fullmove_number()) - root_fullmove)
+                + usize::from(pos.side_to_move() == Color::Black);
+            assert!((8..=9).contains(&ply), "{fen}: {ply} plies from the root");
+            let tt = smp::engine::tt::TranspositionTable::new(16);
+            let limits = Limits { soft_nodes: Some(5_000), nodes: Some(100_000), ..Limits::default() };
+            let score = Searcher::new().search_alone(&Board::new(pos), &limits, &tt, None).score;
+            assert!(score.abs() <= 300, "{fen}: unbalanced ({score} cp)");
+        }
+    };
     let first = fens("genfens 4 seed 7 book None");
     assert_eq!(first.len(), 4);
-    for fen in &first {
-        smp::engine::board::Position::from_fen(fen).expect("a legal position");
-    }
+    check(&first, 1);
     assert_eq!(fens("genfens 4 seed 7 book None"), first, "the seed decides");
     assert_ne!(fens("genfens 4 seed 8 book None"), first);
     let dir = std::env::temp_dir().join(format!("lazuli-genfens-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let book = dir.join("book.epd");
     std::fs::write(&book, "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3\n").unwrap();
-    assert_eq!(fens(&format!("genfens 3 seed 1 book {}", book.display())).len(), 3);
+    let from_book = fens(&format!("genfens 3 seed 1 book {}", book.display()));
+    assert_eq!(from_book.len(), 3);
+    check(&from_book, 3);
     std::fs::write(&book, "not a position\n").unwrap();
     for spec in [
         format!("genfens 3 seed 1 book {}", book.display()),
