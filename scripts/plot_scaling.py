@@ -203,6 +203,7 @@ def read_series(path: str, label: str) -> Series:
 
 def write_csv(path: str, series: Series) -> None:
     """The rows as `lazuli scaling --csv` writes them (the columns this script reads)."""
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
     with open(path, "w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
         writer.writerow(COLUMNS + ("ttd_speedup_geomean", "ttd_ci95_low", "ttd_ci95_high",

@@ -66,7 +66,7 @@ class SummaryFromRawTest(unittest.TestCase):
                     self.assertAlmostEqual(got, want, places=9)
                 for got, want in zip(mine.nps_ci, theirs["nps"]["ci95"]):
                     self.assertAlmostEqual(got, want, delta=1e-6 * abs(want) + 1e-6)
-            csv_path = os.path.join(folder, "again.csv")
+            csv_path = os.path.join(folder, "new-folder", "again.csv")
             done = subprocess.run([sys.executable, plot_scaling.__file__, path, "--out-dir", folder,
                                    "--csv-out", csv_path], capture_output=True, text=True)
             self.assertEqual(done.returncode, 0, done.stderr)
