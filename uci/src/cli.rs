@@ -11,6 +11,7 @@ const USAGE: &str = "usage: lazuli                      run the UCI engine (read
        lazuli speedtest [options]   nodes per second on this machine, a report to paste (--help)
        lazuli scaling [options]     thread-scaling benchmark (lazuli scaling --help)
        lazuli datagen [options]     self-play games for training (lazuli datagen --help)
+       lazuli datagen inspect FILE  games, positions, results and damage in a data file
        lazuli \"genfens N seed S book <file|None>\"   opening positions for OpenBench
        lazuli spsa                  the tunable search constants in OpenBench's SPSA format
        lazuli --version             the version and the commit it was built from";
@@ -23,7 +24,9 @@ pub fn run(args: &[String]) -> i32 {
             0
         }
         // `speedtest`, `scaling` and `datagen` print their own, longer help.
-        Some("perft" | "bench" | "spsa") if args[1..].iter().any(|a| a == "--help" || a == "-h") => {
+        Some("perft" | "bench" | "spsa" | "genfens")
+            if args[1..].iter().any(|a| a == "--help" || a == "-h") =>
+        {
             crate::outln!("{USAGE}");
             0
         }

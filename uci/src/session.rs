@@ -81,13 +81,14 @@ struct Pending {
     hash: Option<usize>,
     /// A network, or `None` for the hand-crafted evaluation (`EvalFile`).
     network: Option<Option<Arc<Network>>>,
-    /// `Save Hash`/`Load Hash`, in the order pressed.
+    /// `Clear Hash`, `Save Hash` and `Load Hash`, in the order pressed.
     hash_io: Vec<HashIo>,
 }
 
-/// A table file operation, with the path it was asked for.
+/// A table operation: a clear, or a file with the path it was asked for.
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum HashIo {
+    Clear,
     Save(String),
     Load(String),
 }

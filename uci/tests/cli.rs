@@ -25,6 +25,8 @@ fn help_exits_0_for_every_command() {
         &["spsa", "--help"],
         &["scaling", "--help"],
         &["datagen", "--help"],
+        &["speedtest", "--help"],
+        &["genfens", "--help"],
     ] {
         let out = lazuli(args);
         assert_eq!(out.status.code(), Some(0), "lazuli {args:?}: {out:?}");

@@ -55,4 +55,7 @@ fn the_readme_lists_every_option_as_the_engine_offers_it() {
             row[0]
         );
     }
+    let readme_order: Vec<&str> = rows.iter().map(|r| r[0].as_str()).collect();
+    let uci_order: Vec<&str> = OPTIONS.iter().map(|o| o.name).collect();
+    assert_eq!(readme_order, uci_order, "README.md lists the options in another order than `uci` does");
 }

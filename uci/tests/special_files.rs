@@ -121,3 +121,29 @@ fn a_table_directory_with_a_pipe_among_its_files_does_not_hang_a_probe() {
     assert!(lines.last().unwrap().starts_with("bestmove "), "{lines:?}");
     let _ = std::fs::remove_dir_all(&root);
 }
+
+#[test]
+fn clear_hash_during_a_search_clears_after_it_in_order_with_save_hash() {
+    let root = special_files("clear");
+    let file = root.join("table.lzh");
+    let mut engine = Engine::start();
+    engine.send("uci");
+    engine.read_until("uciok", Duration::from_secs(5));
+    set_and_sync(&mut engine, "Hash File", &file);
+    engine.send("position startpos");
+    engine.send("go infinite");
+    engine.wait_for_depth(6);
+    engine.send("setoption name Clear Hash");
+    engine.send("setoption name Save Hash");
+    let noted = engine.sync();
+    assert!(noted.iter().any(|l| l.contains("cleared when the search ends")), "{noted:?}");
+    engine.send("stop");
+    engine.read_until("bestmove", Duration::from_secs(5));
+    let saved = engine.sync();
+    assert!(saved.iter().any(|l| l.contains("saved the hash")), "{saved:?}");
+    // The table was cleared, then saved: every entry after the header is empty.
+    let bytes = std::fs::read(&file).expect("the saved table");
+    let header = 40;
+    assert!(bytes.len() > header && bytes[header..].iter().all(|&b| b == 0), "the saved table holds entries");
+    let _ = std::fs::remove_dir_all(&root);
+}

@@ -33,11 +33,12 @@ impl Session {
             ("UCI_ShowWDL", OptionValue::Check(on)) => self.show_wdl = on,
             ("Ponder", OptionValue::Check(_)) => {}
             ("Clear Hash", _) => {
+                // In order with Save Hash and Load Hash, after a running search like them.
                 if self.is_searching() {
-                    self.info("Clear Hash ignored during a search");
-                } else {
-                    self.pool.clear_hash();
+                    self.info("Clear Hash: the table is cleared when the search ends");
                 }
+                self.pending.hash_io.push(HashIo::Clear);
+                self.apply_pending_if_idle();
             }
             ("Hash File", OptionValue::String(path)) => self.hash_file = path,
             ("Never Clear Hash", OptionValue::Check(on)) => self.never_clear_hash = on,
@@ -159,14 +160,18 @@ impl Session {
         self.apply_hash_io(false);
     }
 
-    /// Carries out the pending `Save Hash` presses (and, unless `saves_only`, `Load Hash`), in
-    /// order.
+    /// Carries out the pending `Clear Hash`, `Save Hash` and (unless `saves_only`, at `quit`)
+    /// `Load Hash` presses, in order.
     pub(super) fn apply_hash_io(&mut self, saves_only: bool) {
         for io in std::mem::take(&mut self.pending.hash_io) {
-            if saves_only && !matches!(io, HashIo::Save(_)) {
+            if saves_only && matches!(io, HashIo::Load(_)) {
                 continue;
             }
             let done = match &io {
+                HashIo::Clear => {
+                    self.pool.clear_hash();
+                    continue;
+                }
                 HashIo::Save(path) => self.pool.save_hash(Path::new(path)),
                 HashIo::Load(path) => {
                     self.pool.load_hash(Path::new(path), crate::options::MAX_HASH_MB as usize)
