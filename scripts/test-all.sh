@@ -86,3 +86,8 @@ target=${CARGO_TARGET_DIR:-$PWD/target}
 case "$target" in /*) ;; *) target="$PWD/$target" ;; esac
 git clone --quiet --no-hardlinks . "$work/clone"
 (cd "$work/clone" && CARGO_TARGET_DIR="$target" cargo test --release --workspace)
+# The clone's builds of the workspace crates carry the clone's paths (CARGO_MANIFEST_DIR, read by
+# the tests for their data) and look newer than this checkout's sources: remove them, so that
+# the next build here makes its own instead of running binaries that read a deleted directory.
+cargo clean --quiet --release -p lazuli -p lazuli-engine -p lazuli-smp -p lazuli-tests \
+    -p lazuli-train -p lazuli-tune

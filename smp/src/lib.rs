@@ -11,7 +11,6 @@ pub mod pool;
 pub mod vote;
 mod worker;
 
-pub use engine;
 pub use helpers::HelperPolicy;
 pub use pool::{Pool, StopHandle, TbSettings};
 pub use vote::VoteMode;

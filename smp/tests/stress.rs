@@ -4,7 +4,6 @@
 use engine::board::{Board, Position};
 use engine::movegen::legal_moves;
 use engine::search::{Limits, Reporter, SearchInfo, SearchResult, SilentReporter};
-use smp::engine;
 use smp::Pool;
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::Mutex;

@@ -1,8 +1,8 @@
 //! Command-line subcommands.
 
 use crate::perft::write_divide;
-use smp::engine::bench::{run_bench, DEFAULT_BENCH_DEPTH};
-use smp::engine::board::Position;
+use engine::bench::{run_bench, DEFAULT_BENCH_DEPTH};
+use engine::board::Position;
 use std::io::Write;
 
 const USAGE: &str = "usage: lazuli                      run the UCI engine (reads commands on stdin)
@@ -38,7 +38,7 @@ pub fn run(args: &[String]) -> i32 {
         // OpenBench passes the whole request as one argument (then `quit`).
         Some(spec) if spec.starts_with("genfens") => crate::datagen_cli::genfens_command(spec),
         Some("spsa") => {
-            crate::out!("{}", smp::engine::search::params::openbench_spsa_input());
+            crate::out!("{}", engine::search::params::openbench_spsa_input());
             if !cfg!(feature = "spsa") {
                 eprintln!("note: this build does not offer them as UCI options; build with --features spsa");
             }
@@ -68,7 +68,7 @@ fn bench_command(args: &[String]) -> i32 {
             return 2;
         }
     };
-    if let Some(problem) = &smp::engine::nnue::simd::Kernels::selection().problem {
+    if let Some(problem) = &engine::nnue::simd::Kernels::selection().problem {
         eprintln!("{problem}");
     }
     let result = run_bench(depth, |i, fen, nodes| {
@@ -114,7 +114,7 @@ fn perft_command(args: &[String]) -> i32 {
 
 /// Whether every castling right uses the standard king and rook squares.
 fn is_standard_castling(pos: &Position) -> bool {
-    use smp::engine::board::{Color, PieceType, Square};
+    use engine::board::{Color, PieceType, Square};
     Color::ALL.iter().all(|&c| {
         let king_home = Square::from_file_rank(4, 0).relative(c);
         let ks_rook = Square::from_file_rank(7, 0).relative(c);

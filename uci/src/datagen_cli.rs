@@ -3,10 +3,10 @@
 
 use crate::datagen::openings::{random_plies, random_start, Rng};
 use crate::datagen::{inspect, run, DatagenConfig};
-use smp::engine::board::{Board, Position};
-use smp::engine::nnue::{self, Network};
-use smp::engine::search::{Limits, Searcher};
-use smp::engine::tt::TranspositionTable;
+use engine::board::{Board, Position};
+use engine::nnue::{self, Network};
+use engine::search::{Limits, Searcher};
+use engine::tt::TranspositionTable;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;

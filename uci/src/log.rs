@@ -26,7 +26,7 @@ pub fn set_file(path: &str) -> Result<(), String> {
     }
     let fail = |e: String| format!("cannot open log file '{}': {e}", crate::command::shorten(path));
     // A pipe would block the open until a reader came, a device would swallow the log.
-    if let Some(what) = smp::engine::files::not_regular(std::path::Path::new(path)) {
+    if let Some(what) = engine::files::not_regular(std::path::Path::new(path)) {
         return Err(fail(format!("it is {what}, not a regular file")));
     }
     let mut options = OpenOptions::new();

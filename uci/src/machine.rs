@@ -19,7 +19,7 @@ impl Machine {
     pub fn detect() -> Machine {
         Machine {
             build: crate::version::name(),
-            simd: smp::engine::nnue::simd::Kernels::selection().kernels.name(),
+            simd: engine::nnue::simd::Kernels::selection().kernels.name(),
             cpu: cpu_model(),
             logical_cores: num_cpus::get().max(1),
             physical_cores: num_cpus::get_physical().max(1),

@@ -1,7 +1,7 @@
 //! The UCI options: name, type, default and range, and the typed value a `setoption` produces.
 
 use crate::command::shorten;
-use smp::engine::search::params::{Tunable, TUNABLES};
+use engine::search::params::{Tunable, TUNABLES};
 
 pub const MAX_HASH_MB: i64 = 33_554_432;
 pub const MAX_THREADS: i64 = 1024;

@@ -2,10 +2,10 @@
 
 use crate::wdl::wdl;
 use arc_swap::ArcSwap;
+use engine::board::Move;
+use engine::search::score::uci_score;
+use engine::search::{Bound, Reporter, SearchInfo, SearchResult};
 use parking_lot::Mutex;
-use smp::engine::board::Move;
-use smp::engine::search::score::uci_score;
-use smp::engine::search::{Bound, Reporter, SearchInfo, SearchResult};
 use std::io::Write;
 use std::sync::Arc;
 use std::time::Duration;
@@ -225,8 +225,8 @@ pub fn closing_info(last: &[SearchInfo], result: &SearchResult, elapsed: Duratio
 mod tests {
     use super::*;
     use crate::session::find_move;
-    use smp::engine::board::Position;
-    use smp::engine::search::score::mate_in;
+    use engine::board::Position;
+    use engine::search::score::mate_in;
 
     fn mv(text: &str) -> Move {
         find_move(&Position::startpos(), text, false).expect("a legal move")

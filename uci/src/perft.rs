@@ -1,8 +1,8 @@
 //! Perft output in the format tools already parse for Stockfish: one `<move>: <count>` line per
 //! root move, a blank line, then `Nodes searched: <total>`.
 
-use smp::engine::board::Position;
-use smp::engine::movegen::perft::perft_divide;
+use engine::board::Position;
+use engine::movegen::perft::perft_divide;
 use std::io::Write;
 use std::time::{Duration, Instant};
 

@@ -26,7 +26,7 @@ use crate::stats::{geometric_mean, median, t_interval, Interval};
 use engine::board::{Board, Position};
 use engine::search::{Limits, SearchResult, SilentReporter};
 use serde_json::{json, Value};
-use smp::engine;
+
 use smp::{HelperPolicy, Pool};
 use std::sync::mpsc::channel;
 use std::time::{Duration, Instant};

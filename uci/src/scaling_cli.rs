@@ -2,8 +2,8 @@
 
 use crate::machine::Machine;
 use crate::scaling::{run, summarize, to_csv, to_json, to_table, HashSize, ScalingConfig};
-use smp::engine::bench::BENCH_POSITIONS;
-use smp::engine::board::Position;
+use engine::bench::BENCH_POSITIONS;
+use engine::board::Position;
 use smp::HelperPolicy;
 use std::time::Duration;
 

@@ -6,11 +6,11 @@ use crate::held::HeldLines;
 use crate::options;
 use crate::output::Output;
 use crate::protocol::MAX_LINE;
-use smp::engine::bench::{run_bench, DEFAULT_BENCH_DEPTH};
-use smp::engine::board::{Board, FenError, Move, Position};
-use smp::engine::movegen::legal_moves;
-use smp::engine::nnue::Network;
-use smp::engine::tb::Tablebases;
+use engine::bench::{run_bench, DEFAULT_BENCH_DEPTH};
+use engine::board::{Board, FenError, Move, Position};
+use engine::movegen::legal_moves;
+use engine::nnue::Network;
+use engine::tb::Tablebases;
 use smp::HelperPolicy;
 use smp::Pool;
 use std::sync::Arc;
@@ -411,7 +411,7 @@ impl Session {
         for rank in (0..8).rev() {
             text.push_str(" +---+---+---+---+---+---+---+---+\n");
             for file in 0..8 {
-                let sq = smp::engine::board::Square::from_file_rank(file, rank);
+                let sq = engine::board::Square::from_file_rank(file, rank);
                 let c = pos.piece_on(sq).map_or(' ', |p| p.fen_char());
                 text.push_str(&format!(" | {c}"));
             }

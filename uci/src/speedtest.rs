@@ -9,9 +9,9 @@ use crate::machine::{resident_huge_kb, Machine};
 use crate::scaling::search;
 use crate::session::find_move;
 use crate::stats::{sample_sd, t_interval};
+use engine::board::{Board, Position};
+use engine::search::Limits;
 use serde_json::json;
-use smp::engine::board::{Board, Position};
-use smp::engine::search::Limits;
 use smp::Pool;
 use std::time::{Duration, Instant};
 

@@ -15,8 +15,8 @@
 //! estimate is symmetric: negating the score swaps wins and losses. Mate scores are certain:
 //! `1000 0 0` or `0 0 1000`.
 
-use smp::engine::board::{PieceType, Position};
-use smp::engine::search::score::is_mate_score;
+use engine::board::{PieceType, Position};
+use engine::search::score::is_mate_score;
 
 /// Material (pawn = 1, minor = 3, rook = 5, queen = 9) of both sides in the start position.
 const FULL_MATERIAL: i32 = 78;
@@ -74,7 +74,7 @@ pub fn wdl(score: i32, material: i32) -> Wdl {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use smp::engine::search::score::{mate_in, mated_in};
+    use engine::search::score::{mate_in, mated_in};
 
     #[test]
     fn sums_to_a_thousand_and_is_symmetric() {

@@ -132,14 +132,14 @@ fn genfens_prints_balanced_starts_as_openbench_asks() {
     // Each start descends from its root by 8 or 9 random plies, and is balanced as genfens
     // judges it (a search of the same budget from a cleared table, within 300 cp).
     let check = |fens: &[String], root_fullmove: usize| {
-        use smp::engine::board::{Board, Color, Position};
-        use smp::engine::search::{Limits, Searcher};
+        use engine::board::{Board, Color, Position};
+        use engine::search::{Limits, Searcher};
         for fen in fens {
             let pos = Position::from_fen(fen).expect("a legal position");
             let ply = 2 * (usize::from(pos.fullmove_number()) - root_fullmove)
                 + usize::from(pos.side_to_move() == Color::Black);
             assert!((8..=9).contains(&ply), "{fen}: {ply} plies from the root");
-            let tt = smp::engine::tt::TranspositionTable::new(16);
+            let tt = engine::tt::TranspositionTable::new(16);
             let limits = Limits { soft_nodes: Some(5_000), nodes: Some(100_000), ..Limits::default() };
             let score = Searcher::new().search_alone(&Board::new(pos), &limits, &tt, None).score;
             assert!(score.abs() <= 300, "{fen}: unbalanced ({score} cp)");

@@ -3,8 +3,8 @@
 //! `info string` naming the path and the problem and changes nothing, and every case still
 //! answers `go` with a legal move. The files are written here from the documented format.
 
-use smp::engine::board::Position;
-use smp::engine::nnue::{self, Network};
+use engine::board::Position;
+use engine::nnue::{self, Network};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 use uci::session::find_move;

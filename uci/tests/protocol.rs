@@ -2,9 +2,9 @@
 //! reproducible searches. Where a test depends on a search having started or having reached a
 //! depth, it waits for the engine's own `info` lines, not for a fixed time.
 
-use smp::engine::board::Position;
-use smp::engine::movegen::legal_moves;
-use smp::engine::search::score::MAX_PLY;
+use engine::board::Position;
+use engine::movegen::legal_moves;
+use engine::search::score::MAX_PLY;
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};

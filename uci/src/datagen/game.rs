@@ -3,12 +3,12 @@
 
 use super::openings::{random_start, Rng};
 use super::DatagenConfig;
-use smp::engine::board::{Board, Color, Move, Position};
-use smp::engine::movegen::count_legal_moves;
-use smp::engine::search::score::{is_mate_score, MATE_BOUND};
-use smp::engine::search::{Limits, Searcher};
-use smp::engine::tb::{Tablebases, Wdl};
-use smp::engine::tt::TranspositionTable;
+use engine::board::{Board, Color, Move, Position};
+use engine::movegen::count_legal_moves;
+use engine::search::score::{is_mate_score, MATE_BOUND};
+use engine::search::{Limits, Searcher};
+use engine::tb::{Tablebases, Wdl};
+use engine::tt::TranspositionTable;
 
 /// How a game ended, from White's point of view.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -97,14 +97,14 @@ fn export_lines(game: &DecodedGame, out: &mut dyn Write) -> std::io::Result<u64>
 }
 
 /// Plies the game had played before `start`, its record's first position (the random opening).
-fn plies_before(start: &smp::engine::board::Position) -> usize {
+fn plies_before(start: &engine::board::Position) -> usize {
     2 * (usize::from(start.fullmove_number().max(1)) - 1)
-        + usize::from(start.side_to_move() == smp::engine::board::Color::Black)
+        + usize::from(start.side_to_move() == engine::board::Color::Black)
 }
 
 /// Whether the training filter keeps a position `ply` plies into the game (counted from the
 /// game's start, as the trainer counts it).
-fn keeps(ply: usize, pos: &smp::engine::board::Position, mv: smp::engine::board::Move, score: i16) -> bool {
+fn keeps(ply: usize, pos: &engine::board::Position, mv: engine::board::Move, score: i16) -> bool {
     ply >= EXPORT_MIN_PLY && !pos.in_check() && !mv.is_noisy() && i32::from(score).abs() < EXPORT_MAX_SCORE
 }
 

@@ -20,11 +20,11 @@ pub mod openings;
 pub mod settings;
 pub mod viri;
 
+use engine::search::Searcher;
+use engine::tb::Tablebases;
+use engine::tt::TranspositionTable;
 use game::play_game;
 use parking_lot::Mutex;
-use smp::engine::search::Searcher;
-use smp::engine::tb::Tablebases;
-use smp::engine::tt::TranspositionTable;
 use std::collections::{BTreeMap, HashSet};
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Write};

@@ -4,8 +4,8 @@
 //! Everything is drawn from a seeded generator, so a game's start depends only on the run's seed
 //! and the game's index.
 
-use smp::engine::board::{Board, Position};
-use smp::engine::movegen::legal_moves;
+use engine::board::{Board, Position};
+use engine::movegen::legal_moves;
 
 /// SplitMix64: small, fast and good enough to pick moves; one state per game.
 #[derive(Clone, Debug)]
@@ -111,7 +111,7 @@ pub fn random_plies(mut board: Board, rng: &mut Rng, plies: usize) -> Option<Boa
 #[cfg(test)]
 mod tests {
     use super::*;
-    use smp::engine::movegen::count_legal_moves;
+    use engine::movegen::count_legal_moves;
 
     #[test]
     fn scharnagl_numbering_matches_known_starts() {

@@ -2,8 +2,8 @@ use super::game::{verdict, Outcome, DECIDED_PLIES};
 use super::inspect::inspect;
 use super::viri::{DataError, GameReader};
 use super::*;
-use smp::engine::board::Position;
-use smp::engine::movegen::legal_moves;
+use engine::board::Position;
+use engine::movegen::legal_moves;
 
 fn config(dir: &Path, games: u64) -> DatagenConfig {
     DatagenConfig {
@@ -75,8 +75,8 @@ fn games_are_legal_reproducible_and_resumable() {
     generate(&DatagenConfig { threads: 3, ..config(&c, 6) });
     assert!(std::fs::read(a.join("data.vf")).unwrap() == std::fs::read(c.join("data.vf")).unwrap());
     assert!(
-        ga.iter().any(|g| g.start.castle_rook(smp::engine::board::Color::White, true).file() != 7
-            || g.start.castle_rook(smp::engine::board::Color::White, false).file() != 0),
+        ga.iter().any(|g| g.start.castle_rook(engine::board::Color::White, true).file() != 7
+            || g.start.castle_rook(engine::board::Color::White, false).file() != 0),
         "some Chess960 starts"
     );
     for game in &ga {
@@ -148,8 +148,8 @@ fn a_resumed_run_with_other_settings_is_refused_and_writes_nothing() {
 
 #[test]
 fn soft_node_limit_finishes_the_iteration_and_hard_limit_caps_it() {
-    use smp::engine::search::{Limits, Searcher};
-    let board = smp::engine::board::Board::new(Position::startpos());
+    use engine::search::{Limits, Searcher};
+    let board = engine::board::Board::new(Position::startpos());
     let tt = TranspositionTable::new(16);
     let mut searcher = Searcher::new();
     let soft = Limits { soft_nodes: Some(2_000), nodes: Some(1_000_000), ..Limits::default() };
@@ -184,7 +184,7 @@ fn inspect_counts_a_file_and_names_truncation_and_corruption() {
         assert!(["1.0", "0.5", "0.0"].contains(&fields[2]), "{line}");
         // Plies into the game, counted from its start (before the random opening).
         let ply = 2 * (usize::from(pos.fullmove_number()) - 1)
-            + usize::from(pos.side_to_move() == smp::engine::board::Color::Black);
+            + usize::from(pos.side_to_move() == engine::board::Color::Black);
         earliest = earliest.min(ply);
     }
     // The random opening (8 or 9 plies) counts: the first kept positions come at ply 16, not 24.
@@ -262,7 +262,7 @@ fn labels_follow_how_each_game_ended() {
     generate(&config);
     let (mut natural, mut adjudicated) = (0, 0);
     for game in games(&dir.join("data.vf")) {
-        let mut board = smp::engine::board::Board::new(game.start);
+        let mut board = engine::board::Board::new(game.start);
         for (mv, _) in &game.moves {
             board.make_move(*mv);
         }
@@ -271,8 +271,8 @@ fn labels_follow_how_each_game_ended() {
             natural += 1;
             let mated = legal_moves(&pos).is_empty() && pos.in_check();
             let expected = match (mated, pos.side_to_move()) {
-                (true, smp::engine::board::Color::White) => Outcome::BlackWins,
-                (true, smp::engine::board::Color::Black) => Outcome::WhiteWins,
+                (true, engine::board::Color::White) => Outcome::BlackWins,
+                (true, engine::board::Color::Black) => Outcome::WhiteWins,
                 (false, _) => Outcome::Draw,
             };
             assert_eq!((outcome, game.outcome), (expected, expected), "{}", pos.to_fen());
@@ -293,7 +293,7 @@ fn labels_follow_how_each_game_ended() {
             assert!(tail.iter().all(|s| s.signum() == sign), "scores from White's view: {tail:?}");
         } else {
             assert!(
-                smp::engine::search::score::is_mate_score(last),
+                engine::search::score::is_mate_score(last),
                 "short of the decided plies, a mate: {scores:?}"
             );
         }
@@ -310,9 +310,9 @@ fn labels_follow_how_each_game_ended() {
 #[test]
 fn tablebase_adjudication_gives_the_win_to_the_stronger_side() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/syzygy");
-    let (tables, warnings) = smp::engine::tb::Tablebases::open(path.to_str().unwrap());
+    let (tables, warnings) = engine::tb::Tablebases::open(path.to_str().unwrap());
     assert!(warnings.is_empty() && tables.files() > 0, "{warnings:?}");
-    let board = |fen: &str| smp::engine::board::Board::new(Position::from_fen(fen).unwrap());
+    let board = |fen: &str| engine::board::Board::new(Position::from_fen(fen).unwrap());
     for (fen, expected) in [
         ("8/8/8/4k3/8/8/3QK3/8 w - - 0 1", Outcome::WhiteWins),
         ("8/8/8/4k3/8/8/3QK3/8 b - - 0 1", Outcome::WhiteWins),

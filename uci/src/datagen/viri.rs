@@ -10,8 +10,8 @@
 //! generator and reports a damaged file with its offset instead of failing on it.
 
 use super::game::{GameRecord, Outcome};
-use smp::engine::board::{Color, Move, PieceType, Position, Square};
-use smp::engine::movegen::legal_moves;
+use engine::board::{Color, Move, PieceType, Position, Square};
+use engine::movegen::legal_moves;
 use std::fmt;
 use std::io::Read;
 

@@ -4,10 +4,10 @@ use super::{find_move, Session};
 use crate::command::{cap_list, shorten, GoParams};
 use crate::output::{closing_info, format_info, InfoStyle, LastLines, RateGate, UciReporter, CURRMOVE_GAP};
 use crate::wdl;
-use smp::engine::board::{Color, Move};
-use smp::engine::search::score::MAX_PLY;
-use smp::engine::search::time::{allocate, Clock};
-use smp::engine::search::{Limits, SearchResult};
+use engine::board::{Color, Move};
+use engine::search::score::MAX_PLY;
+use engine::search::time::{allocate, Clock};
+use engine::search::{Limits, SearchResult};
 use std::time::{Duration, Instant};
 
 impl Session {

@@ -8,7 +8,7 @@
 //! evaluation.
 
 use super::Session;
-use smp::engine::nnue::{self, Network};
+use engine::nnue::{self, Network};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -108,7 +108,7 @@ impl Session {
     /// use one.
     pub(super) fn eval(&mut self) {
         let pos = *self.board.position();
-        let mut text = smp::engine::eval::trace(&pos).trim_end().to_string();
+        let mut text = engine::eval::trace(&pos).trim_end().to_string();
         match nnue::active() {
             Some(network) => {
                 let stm = network.evaluate_position(&pos);

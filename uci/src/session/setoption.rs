@@ -2,7 +2,7 @@
 
 use super::{HashIo, Session};
 use crate::options::{self, OptionValue};
-use smp::engine::tb::Tablebases;
+use engine::tb::Tablebases;
 use smp::TbSettings;
 use std::path::Path;
 use std::sync::Arc;
@@ -99,7 +99,7 @@ impl Session {
                     self.info(&format!("{name} ignored during a search"));
                 } else {
                     self.pool.wait();
-                    smp::engine::search::params::set_tunable(name, value as i32);
+                    engine::search::params::set_tunable(name, value as i32);
                 }
             }
             _ => self.info(&format!("option '{name}' cannot take that value")),
