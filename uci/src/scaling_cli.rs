@@ -126,16 +126,9 @@ fn parse_args(args: &[String]) -> Result<(ScalingConfig, Outputs), String> {
 }
 
 pub fn scaling_command(args: &[String]) -> i32 {
-    if args.iter().any(|a| a == "--help" || a == "-h") {
-        crate::outln!("usage: {USAGE}\n\n{HELP}");
-        return 0;
-    }
-    let (config, outputs) = match parse_args(args) {
+    let (config, outputs) = match crate::cli::parse_or_exit(args, USAGE, HELP, parse_args) {
         Ok(v) => v,
-        Err(e) => {
-            eprintln!("{e}\nusage: {USAGE}");
-            return 2;
-        }
+        Err(code) => return code,
     };
     let machine = Machine::detect();
     let hash = match config.hash {

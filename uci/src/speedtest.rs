@@ -133,16 +133,9 @@ fn parse_args(args: &[String]) -> Result<(SpeedtestConfig, Option<String>), Stri
 }
 
 pub fn speedtest_command(args: &[String]) -> i32 {
-    if args.iter().any(|a| a == "--help" || a == "-h") {
-        crate::outln!("usage: {USAGE}\n\n{HELP}");
-        return 0;
-    }
-    let (config, json_path) = match parse_args(args) {
+    let (config, json_path) = match crate::cli::parse_or_exit(args, USAGE, HELP, parse_args) {
         Ok(v) => v,
-        Err(e) => {
-            eprintln!("{e}\nusage: {USAGE}");
-            return 2;
-        }
+        Err(code) => return code,
     };
     let games = games();
     let positions: usize = games.iter().map(Vec::len).sum();
