@@ -12,6 +12,7 @@ pub mod data;
 pub mod network;
 pub mod nnue;
 pub mod optimiser;
+pub mod quantise;
 pub mod rng;
 pub mod trainer;
 pub mod validate;

@@ -9,6 +9,7 @@ use train::cli::{self, Command, DataArgs, TrainArgs, USAGE};
 use train::data::{self, Entry};
 use train::network::{self, loss_of_eval, Network, Objective};
 use train::nnue::{self, QuantisedNetwork};
+use train::quantise::{self as quantising, spread_sample};
 use train::trainer::{EpochReport, Settings, State, Trainer};
 use train::{checkpoint, Colour};
 
@@ -46,7 +47,7 @@ fn main() -> ExitCode {
             Ok(())
         }
         Command::Train(t) => train(&t),
-        Command::Quantise { checkpoint, output } => quantise(&checkpoint, &output),
+        Command::Quantise { checkpoint, output, input } => quantise(&checkpoint, &output, input.as_ref()),
         Command::Info { network } => info(&network),
         Command::Eval { network, fen } => eval(&network, &fen),
         Command::Validate { networks, input } => validate(&networks, &input),
@@ -77,12 +78,25 @@ fn start_threads(threads: usize) -> Result<(), String> {
 
 fn load(input: &DataArgs) -> Result<data::Dataset, String> {
     let started = Instant::now();
-    let data = data::load(&input.data, input.format, input.filter).map_err(|e| e.to_string())?;
+    let (files, passed_over) = data::expand(&input.data).map_err(|e| e.to_string())?;
+    let data = data::load(&files, input.format, input.filter).map_err(|e| e.to_string())?;
+    for e in &data.skipped {
+        eprintln!("lazuli-train: left out {e}");
+    }
+    let others =
+        if passed_over > 0 { format!(", {passed_over} other files passed over") } else { String::new() };
     outln!(
-        "loaded {} training and {} validation positions from {} games or text blocks ({} filtered out) in {:.1} s",
+        "read {} of {} data files ({} left out{others}): {} games or text blocks, {} duplicate games dropped",
+        data.files,
+        files.len(),
+        data.skipped.len(),
+        data.units,
+        data.duplicates
+    );
+    outln!(
+        "loaded {} training and {} validation positions ({} filtered out) in {:.1} s",
         data.train.len(),
         data.valid.len(),
-        data.units,
         data.filtered,
         started.elapsed().as_secs_f64()
     );
@@ -157,6 +171,7 @@ fn train(t: &TrainArgs) -> Result<(), String> {
         mirror: t.mirror,
     };
     let first_epoch = state.epoch;
+    let sample = correction_sample(&data);
     let mut trainer = Trainer::new(state);
     let run_clock = Instant::now();
     let out_dir = t.out_dir.clone();
@@ -176,48 +191,55 @@ fn train(t: &TrainArgs) -> Result<(), String> {
             clock(eta)
         );
         checkpoint::write(&out_dir.join(format!("epoch-{}.ckpt", r.epoch)), state)?;
-        QuantisedNetwork::from_float(&state.net).write(&out_dir.join(format!("epoch-{}.lznn", r.epoch)))
+        quantising::quantise(&state.net, &sample).write(&out_dir.join(format!("epoch-{}.lznn", r.epoch)))
     };
     trainer.run(&data.train, &data.valid, &settings, &mut after_epoch)?;
     let net = &trainer.state.net;
-    let q = QuantisedNetwork::from_float(net);
+    let q = quantising::quantise(net, &sample);
     let final_path = t.out_dir.join("final.lznn");
     q.write(&final_path)?;
-    // Spread over the whole set: the files come one after another, so its first positions
-    // would all be from the first file.
-    let pool = if data.valid.is_empty() { &data.train } else { &data.valid };
-    let sample: Vec<Entry> = pool.iter().step_by(pool.len().div_ceil(100_000).max(1)).copied().collect();
     report_quantisation(net, &q, &sample, &objective);
     outln!("wrote {}", final_path.display());
     Ok(())
 }
 
+/// The positions the output biases are corrected on and the quantisation is reported on: the
+/// validation set (all of it, if there is none), about 100,000 spread over it.
+fn correction_sample(data: &data::Dataset) -> Vec<Entry> {
+    let pool = if data.valid.is_empty() { &data.train } else { &data.valid };
+    spread_sample(pool, 100_000)
+}
+
 /// How far the integer network strays from the float one on real positions, in centipawns and
-/// in the training objective (the integer network is the one the engine plays with).
+/// in the training objective (the integer network is the one the engine plays with), with the
+/// plain rounding's figures for comparison.
 fn report_quantisation(net: &Network, q: &QuantisedNetwork, sample: &[Entry], objective: &Objective) {
     if sample.is_empty() {
         return;
     }
-    let (mut total, mut worst) = (0.0f64, 0.0f32);
-    let (mut float_loss, mut integer_loss) = (0.0f64, 0.0f64);
-    for e in sample {
-        let pieces: Vec<_> = e.pieces().collect();
-        let float_cp = net.output(&pieces, e.side_to_move()) * nnue::SCALE;
-        let integer_cp = q.evaluate(&pieces, e.side_to_move()) as f32;
-        let diff = (float_cp - integer_cp).abs();
-        total += f64::from(diff);
-        worst = worst.max(diff);
-        float_loss += f64::from(loss_of_eval(float_cp, e, objective));
-        integer_loss += f64::from(loss_of_eval(integer_cp, e, objective));
-    }
-    let n = sample.len() as f64;
+    let rounded = QuantisedNetwork::from_float(net);
+    let (plain, corrected) = (quantising::gap(net, &rounded, sample), quantising::gap(net, q, sample));
+    let mean_loss = |f: &dyn Fn(&Entry, &[train::Piece]) -> f32| {
+        sample
+            .iter()
+            .map(|e| {
+                let pieces: Vec<_> = e.pieces().collect();
+                f64::from(loss_of_eval(f(e, &pieces), e, objective))
+            })
+            .sum::<f64>()
+            / sample.len() as f64
+    };
+    let float_loss = mean_loss(&|e, p| net.output(p, e.side_to_move()) * nnue::SCALE);
+    let integer_loss = mean_loss(&|e, p| q.evaluate(p, e.side_to_move()) as f32);
     outln!(
-        "quantisation: |float - integer| over {} positions: mean {:.2} cp, max {:.1} cp; loss float {:.6}, integer {:.6}",
+        "quantisation: |float - integer| over {} positions: mean {:.2} cp, max {:.1} cp (rounded biases: {:.2}, {:.1}); loss float {:.6}, integer {:.6}",
         sample.len(),
-        total / n,
-        worst,
-        float_loss / n,
-        integer_loss / n
+        corrected.mean_cp,
+        corrected.max_cp,
+        plain.mean_cp,
+        plain.max_cp,
+        float_loss,
+        integer_loss
     );
 }
 
@@ -234,27 +256,41 @@ fn validate(networks: &[std::path::PathBuf], input: &DataArgs) -> Result<(), Str
     for (path, net) in networks.iter().zip(&nets) {
         let v = train::validate::score(net, set, &objective, 1000);
         outln!(
-            "{}: hash {:016x}, {} {} positions: loss {:.6}, |eval - score| mean {:.1} cp where |score| < 1000",
+            "{}: hash {:016x}, {} {} positions: loss {:.6}, |eval - score| mean {:.1} cp and slope of score on eval {:.3} where |score| < 1000",
             path.display(),
             net.hash(),
             v.positions,
             name,
             v.loss,
-            v.mean_error_cp
+            v.mean_error_cp,
+            v.slope
         );
     }
     Ok(())
 }
 
-fn quantise(checkpoint_path: &Path, output: &Path) -> Result<(), String> {
+fn quantise(checkpoint_path: &Path, output: &Path, input: Option<&DataArgs>) -> Result<(), String> {
     let state = checkpoint::read(checkpoint_path)?;
-    QuantisedNetwork::from_float(&state.net).write(output)?;
+    let q = match input {
+        Some(input) => {
+            start_threads(input.threads)?;
+            let data = load(input)?;
+            let objective = objective_for(input, &data.train);
+            let sample = correction_sample(&data);
+            let q = quantising::quantise(&state.net, &sample);
+            report_quantisation(&state.net, &q, &sample, &objective);
+            q
+        }
+        None => QuantisedNetwork::from_float(&state.net),
+    };
+    q.write(output)?;
     outln!(
-        "wrote {} (hidden {}, output buckets {}, after epoch {} of its run)",
+        "wrote {} (hidden {}, output buckets {}, after epoch {} of its run; output biases {})",
         output.display(),
         state.net.hidden,
         state.net.buckets,
-        state.epoch
+        state.epoch,
+        if input.is_some() { "corrected" } else { "rounded" }
     );
     Ok(())
 }

@@ -15,30 +15,78 @@ pub struct Verdict {
     /// The mean |evaluation − search score|, in centipawns, over the positions whose score is
     /// below `max_cp` in size (mate-like scores would swamp it).
     pub mean_error_cp: f64,
+    /// The least-squares slope of the search score on the evaluation over the same positions:
+    /// above 1 when the network evaluates narrower than the search scores.
+    pub slope: f64,
+}
+
+/// Sums for the mean error and the regression of score on evaluation.
+#[derive(Clone, Copy, Default)]
+struct Sums {
+    loss: f64,
+    error: f64,
+    counted: f64,
+    x: f64,
+    y: f64,
+    xx: f64,
+    xy: f64,
+}
+
+impl std::ops::Add for Sums {
+    type Output = Sums;
+    fn add(self, o: Sums) -> Sums {
+        Sums {
+            loss: self.loss + o.loss,
+            error: self.error + o.error,
+            counted: self.counted + o.counted,
+            x: self.x + o.x,
+            y: self.y + o.y,
+            xx: self.xx + o.xx,
+            xy: self.xy + o.xy,
+        }
+    }
 }
 
 pub fn score(net: &QuantisedNetwork, data: &[Entry], objective: &Objective, max_cp: i32) -> Verdict {
-    let (loss, error, counted) = data
+    let s = data
         .par_chunks(4096)
         .map(|chunk| {
-            let (mut loss, mut error, mut counted) = (0.0f64, 0.0f64, 0usize);
+            let mut s = Sums::default();
             for e in chunk {
                 let pieces: Vec<_> = e.pieces().collect();
                 let cp = net.evaluate(&pieces, e.side_to_move());
-                loss += f64::from(loss_of_eval(cp as f32, e, objective));
+                s.loss += f64::from(loss_of_eval(cp as f32, e, objective));
                 let score = i32::from(e.score());
                 if score.abs() < max_cp {
-                    error += f64::from((cp - score).abs());
-                    counted += 1;
+                    s = s + Sums::point(f64::from(cp), f64::from(score));
                 }
             }
-            (loss, error, counted)
+            s
         })
-        .reduce(|| (0.0, 0.0, 0), |a, b| (a.0 + b.0, a.1 + b.1, a.2 + b.2));
+        .reduce(Sums::default, |a, b| a + b);
     Verdict {
         positions: data.len(),
-        loss: if data.is_empty() { 0.0 } else { loss / data.len() as f64 },
-        mean_error_cp: if counted == 0 { 0.0 } else { error / counted as f64 },
+        loss: if data.is_empty() { 0.0 } else { s.loss / data.len() as f64 },
+        mean_error_cp: if s.counted == 0.0 { 0.0 } else { s.error / s.counted },
+        slope: s.slope(),
+    }
+}
+
+impl Sums {
+    /// One position's evaluation `x` and search score `y`.
+    fn point(x: f64, y: f64) -> Sums {
+        Sums { error: (x - y).abs(), counted: 1.0, x, y, xx: x * x, xy: x * y, ..Sums::default() }
+    }
+
+    /// The least-squares slope of y on x; 0 when x does not vary.
+    fn slope(&self) -> f64 {
+        let n = self.counted;
+        let spread = self.xx - self.x * self.x / n.max(1.0);
+        if n < 2.0 || spread <= 1e-9 * self.xx.max(1.0) {
+            0.0
+        } else {
+            (self.xy - self.x * self.y / n) / spread
+        }
     }
 }
 
@@ -76,5 +124,23 @@ mod tests {
             / 500.0;
         assert!((r.loss - by_hand).abs() < 1e-9, "{} vs {by_hand}", r.loss);
         assert_eq!(score(&zero, &[], &objective, 1000).loss, 0.0);
+        // A network with no spread has no slope.
+        assert_eq!(blank.slope, 0.0);
+    }
+
+    #[test]
+    fn the_slope_is_that_of_score_on_evaluation() {
+        let line = |f: &dyn Fn(f64) -> f64| {
+            (-50..50).map(|i| f64::from(i) * 7.0).fold(Sums::default(), |a, x| a + Sums::point(x, f(x)))
+        };
+        let doubled = line(&|x| 2.0 * x + 5.0);
+        assert!((doubled.slope() - 2.0).abs() < 1e-9, "{}", doubled.slope());
+        let flat = line(&|_| 30.0);
+        assert!(flat.slope().abs() < 1e-9);
+        // Scores narrower than the evaluations: below 1.
+        let narrow = line(&|x| 0.8 * x);
+        assert!((narrow.slope() - 0.8).abs() < 1e-9);
+        assert_eq!(Sums::point(3.0, 4.0).slope(), 0.0);
+        assert_eq!(Sums::default().slope(), 0.0);
     }
 }

@@ -160,11 +160,15 @@ fn train_quantise_info_and_eval() {
     assert_eq!(info.status.code(), Some(0));
     assert!(text(&info).contains("hidden 16"), "{}", text(&info));
 
+    // quantise with the run's data corrects the output biases on the same positions as train.
     let again = dir.join("again.lznn");
-    let quantised =
-        run(&["quantise", out_dir.join("epoch-3.ckpt").to_str().unwrap(), again.to_str().unwrap()]);
+    let ckpt = out_dir.join("epoch-3.ckpt");
+    let quantised = run(&["quantise", ckpt.to_str().unwrap(), again.to_str().unwrap(), "--data", data_s]);
     assert_eq!(quantised.status.code(), Some(0), "{}", text(&quantised));
+    assert!(text(&quantised).contains("output biases corrected"), "{}", text(&quantised));
     assert_eq!(std::fs::read(&again).unwrap(), std::fs::read(&net).unwrap());
+    let rounded = run(&["quantise", ckpt.to_str().unwrap(), again.to_str().unwrap()]);
+    assert!(text(&rounded).contains("output biases rounded"), "{}", text(&rounded));
 
     // The network has learnt that a queen up is good for its owner, whoever is to move.
     let cp = |fen: &str| -> i32 {
@@ -235,7 +239,8 @@ fn validate_scores_networks_and_init_starts_from_one() {
     assert!(text(&scored).contains("|eval - score| mean"));
 
     // A bucketed run started from the one-bucket network, at a rate too small to move a
-    // weight by one quantum, evaluates exactly as the network it started from.
+    // weight by one quantum, evaluates exactly as the network it started from once rounded
+    // (the correction of each bucket's bias would move it by its own remainder).
     let four = dir.join("four");
     let started = run(&[
         "train",
@@ -258,13 +263,11 @@ fn validate_scores_networks_and_init_starts_from_one() {
     assert!(text(&started).contains("starting from"), "{}", text(&started));
     let info = text(&run(&["info", four.join("final.lznn").to_str().unwrap()]));
     assert!(info.contains("output buckets 4") && info.contains("hidden 16"), "{info}");
-    let both = run(&[
-        "validate",
-        last.to_str().unwrap(),
-        four.join("final.lznn").to_str().unwrap(),
-        "--data",
-        data_s,
-    ]);
+    let four_rounded = four.join("rounded.lznn");
+    let rounded =
+        run(&["quantise", four.join("epoch-1.ckpt").to_str().unwrap(), four_rounded.to_str().unwrap()]);
+    assert_eq!(rounded.status.code(), Some(0), "{}", text(&rounded));
+    let both = run(&["validate", last.to_str().unwrap(), four_rounded.to_str().unwrap(), "--data", data_s]);
     let losses = validation_losses(&both);
     assert_eq!(losses.len(), 2, "{}", text(&both));
     assert_eq!(losses[0].1, losses[1].1);

@@ -10,6 +10,7 @@
 
 use super::{held_out, DataError, Dataset, Entry, Filter};
 use crate::chess::{check_pieces, Colour, Piece, PieceType, MAX_PIECES};
+use std::collections::HashSet;
 use std::io::{BufReader, Read};
 use std::path::Path;
 use viriformat::chess::board::Board;
@@ -19,11 +20,19 @@ use viriformat::chess::piece::{Colour as ViriColour, PieceType as ViriPieceType}
 const HEADER: usize = 32;
 const UNMOVED_ROOK: u8 = 6;
 
-pub(super) fn load(file: &Path, filter: Filter, data: &mut Dataset) -> Result<(), DataError> {
+/// Reads one file into `data`. A game already in `earlier` (kept from the files before) or
+/// earlier in this file, byte for byte, is counted as a duplicate and not kept again.
+pub(super) fn load(
+    file: &Path,
+    filter: Filter,
+    earlier: &HashSet<u64>,
+    data: &mut Dataset,
+) -> Result<(), DataError> {
     let f = std::fs::File::open(file).map_err(|e| DataError::new(file, "", e.to_string()))?;
     let mut reader = BufReader::with_capacity(1 << 20, f);
     let at = |offset: u64| format!("byte offset {offset}");
     let mut offset = 0u64;
+    let (mut bytes, mut kept) = (Vec::with_capacity(1024), Vec::with_capacity(256));
     loop {
         let game_start = offset;
         let mut header = [0u8; HEADER];
@@ -41,8 +50,11 @@ pub(super) fn load(file: &Path, filter: Filter, data: &mut Dataset) -> Result<()
         board
             .set_from_fen(&start.fen, true)
             .map_err(|e| DataError::new(file, at(game_start), format!("packed position refused: {e}")))?;
-        let valid = held_out(data.units);
         data.units += 1;
+        bytes.clear();
+        bytes.extend_from_slice(&header);
+        kept.clear();
+        let mut filtered = 0;
 
         // Counted from the game's real start, not from the record's first position (which
         // follows the random opening).
@@ -54,6 +66,7 @@ pub(super) fn load(file: &Path, filter: Filter, data: &mut Dataset) -> Result<()
                 let message = format!("truncated inside the game that starts at byte offset {game_start}");
                 return Err(DataError::new(file, at(offset), message));
             }
+            bytes.extend_from_slice(&record);
             let record_at = offset;
             offset += 4;
             if record == [0; 4] {
@@ -69,14 +82,9 @@ pub(super) fn load(file: &Path, filter: Filter, data: &mut Dataset) -> Result<()
                 && !board.is_tactical(mv)
                 && i32::from(score).abs() < filter.max_score;
             if keep {
-                let entry = entry_of(&board, score, start.result);
-                if valid {
-                    data.valid.push(entry);
-                } else {
-                    data.train.push(entry);
-                }
+                kept.push(entry_of(&board, score, start.result));
             } else {
-                data.filtered += 1;
+                filtered += 1;
             }
             if !board.make_move_simple(mv) {
                 return Err(DataError::new(
@@ -87,7 +95,26 @@ pub(super) fn load(file: &Path, filter: Filter, data: &mut Dataset) -> Result<()
             }
             ply += 1;
         }
+
+        let hash = game_hash(&bytes);
+        if earlier.contains(&hash) || data.has_seen(hash) {
+            data.duplicates += 1;
+            continue;
+        }
+        data.keep_game(hash);
+        data.filtered += filtered;
+        if held_out(hash) {
+            data.valid.extend_from_slice(&kept);
+        } else {
+            data.train.extend_from_slice(&kept);
+        }
     }
+}
+
+/// A game's identity: the FNV-1a hash of its bytes, packed position to terminator. It also
+/// decides the game's side of the validation split.
+pub fn game_hash(bytes: &[u8]) -> u64 {
+    crate::nnue::fnv1a(bytes)
 }
 
 /// Reads until `buf` is full or the file ends; returns how many bytes came.

@@ -1,4 +1,5 @@
 use super::super::{held_out, load as load_all, Format};
+use super::game_hash;
 use super::*;
 use crate::chess::parse_fen;
 use crate::rng::Rng;
@@ -24,6 +25,7 @@ fn games(seed: u64, count: usize) -> (Vec<u8>, Vec<Entry>, Vec<Entry>, Vec<usize
         board.set_from_fen(STARTS[g % STARTS.len()], false).unwrap();
         let mut game = Game::new(&board);
         let result = (g % 3) as u8;
+        let mut entries = Vec::new();
         game.set_outcome(match result {
             2 => GameOutcome::WhiteWin(WinType::Mate),
             0 => GameOutcome::BlackWin(WinType::Mate),
@@ -50,17 +52,18 @@ fn games(seed: u64, count: usize) -> (Vec<u8>, Vec<Entry>, Vec<Entry>, Vec<usize
             game.add_move(mv, score);
             if ply >= 16 && !board.in_check() && !board.is_tactical(mv) && score.abs() < 10_000 {
                 let (pieces, stm) = parse_fen(&board.to_string()).unwrap();
-                let entry = Entry::new(&pieces, stm, score, result);
-                if held_out(g as u64) {
-                    valid.push(entry)
-                } else {
-                    train.push(entry)
-                }
+                entries.push(Entry::new(&pieces, stm, score, result));
             }
             assert!(board.make_move_simple(mv));
         }
+        let start = bytes.len();
         game.serialise_into(&mut bytes).unwrap();
         ends.push(bytes.len());
+        if held_out(game_hash(&bytes[start..])) {
+            valid.extend(entries);
+        } else {
+            train.extend(entries);
+        }
     }
     if count > 20 {
         assert!(kinds.iter().all(|&k| k > 0), "castles, en passants, promotions: {kinds:?}");
@@ -166,4 +169,63 @@ fn the_minimum_ply_counts_from_the_start_of_the_game() {
         let data = data.unwrap();
         assert_eq!(data.train.len() + data.valid.len(), expected, "{fen}");
     }
+}
+
+/// A fresh directory under the system's temporary one.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("lazuli-train-{}-{name}", std::process::id()));
+    std::fs::remove_dir_all(&dir).ok();
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn a_directory_gives_its_data_files_in_name_order_and_duplicate_games_are_kept_once() {
+    let dir = scratch("dir");
+    let (bytes, train, valid, ends) = games(4, 60);
+    // b.vf holds every game; a.vf its first 20 again; c.txt is not viriformat but named as text;
+    // datagen's side files and a README are passed over.
+    std::fs::write(dir.join("b.vf"), &bytes).unwrap();
+    std::fs::write(dir.join("a.vf"), &bytes[..ends[19]]).unwrap();
+    std::fs::write(dir.join("b.vf.done"), "1 2\n").unwrap();
+    std::fs::write(dir.join("README.md"), "# data\n").unwrap();
+    let (files, other) = crate::data::expand(std::slice::from_ref(&dir)).unwrap();
+    assert_eq!(files, vec![dir.join("a.vf"), dir.join("b.vf")]);
+    assert_eq!(other, 2);
+    let data = load_all(&files, Format::Auto, Filter::default()).unwrap();
+    assert_eq!((data.units, data.duplicates, data.files), (80, 20, 2));
+    assert!(data.skipped.is_empty());
+    // The same positions as from b.vf alone, and each game on the same side of the split.
+    let (mut got, mut want) = (data.train.clone(), train.clone());
+    got.sort_by_key(|e| format!("{e:?}"));
+    want.sort_by_key(|e| format!("{e:?}"));
+    assert_eq!(got, want);
+    assert_eq!(data.valid.len(), valid.len());
+    // The other order splits the same way.
+    let reversed = load_all(&[dir.join("b.vf"), dir.join("a.vf")], Format::Viri, Filter::default()).unwrap();
+    assert_eq!((reversed.train, reversed.valid), (train, valid));
+    assert!(crate::data::expand(&[scratch("empty")]).is_err());
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_damaged_file_is_left_out_whole_and_named_and_the_rest_is_read() {
+    let dir = scratch("damaged");
+    let (bytes, train, valid, ends) = games(5, 30);
+    std::fs::write(dir.join("good.vf"), &bytes).unwrap();
+    let (other, _, _, other_ends) = games(6, 11);
+    // Ten good games, then one cut short: none of the file's games are kept.
+    std::fs::write(dir.join("cut.vf"), &other[..other_ends[9] + 50]).unwrap();
+    let files = [dir.join("cut.vf"), dir.join("good.vf")];
+    let data = load_all(&files, Format::Viri, Filter::default()).unwrap();
+    assert_eq!(data.skipped.len(), 1);
+    let message = data.skipped[0].to_string();
+    assert!(message.contains("cut.vf") && message.contains("truncated"), "{message}");
+    assert_eq!((data.train, data.valid, data.files), (train, valid, 1));
+    assert_eq!(data.units, 30);
+    // Every file damaged: the first one's error.
+    let only = load_all(&files[..1], Format::Viri, Filter::default());
+    assert!(only.err().expect("an error").to_string().contains("cut.vf"));
+    assert_eq!(ends.len(), 30);
+    std::fs::remove_dir_all(&dir).ok();
 }
