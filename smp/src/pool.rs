@@ -106,6 +106,11 @@ impl StopHandle {
     pub fn stop(&self) {
         self.signals.stop_and_wake();
     }
+
+    /// `Pool::is_searching`, from any thread.
+    pub fn is_searching(&self) -> bool {
+        self.signals.searching.load(Ordering::SeqCst)
+    }
 }
 
 pub struct Pool {

@@ -11,6 +11,8 @@ const USAGE: &str = "usage: lazuli                      run the UCI engine (read
        lazuli speedtest [options]   nodes per second on this machine, a report to paste (--help)
        lazuli scaling [options]     thread-scaling benchmark (lazuli scaling --help)
        lazuli datagen [options]     self-play games for training (lazuli datagen --help)
+       lazuli serve [options]       the engine for clients on other machines (lazuli serve --help)
+       lazuli connect HOST:PORT --secret-file FILE   a local UCI engine that relays to a server
        lazuli datagen inspect FILE  games, positions, results and damage in a data file
        lazuli \"genfens N seed S book <file|None>\"   opening positions for OpenBench
        lazuli spsa                  the tunable search constants in OpenBench's SPSA format
@@ -35,6 +37,8 @@ pub fn run(args: &[String]) -> i32 {
         Some("speedtest") => crate::speedtest::speedtest_command(&args[1..]),
         Some("scaling") => crate::scaling_cli::scaling_command(&args[1..]),
         Some("datagen") => crate::datagen_cli::datagen_command(&args[1..]),
+        Some("serve") => crate::serve_cli::serve_command(&args[1..]),
+        Some("connect") => crate::serve_cli::connect_command(&args[1..]),
         // OpenBench passes the whole request as one argument (then `quit`).
         Some(spec) if spec.starts_with("genfens") => crate::datagen_cli::genfens_command(spec),
         Some("spsa") => {

@@ -3,6 +3,7 @@
 
 pub mod cli;
 pub mod command;
+pub mod connect;
 pub mod datagen;
 pub mod datagen_cli;
 pub mod held;
@@ -16,6 +17,8 @@ pub mod scaling;
 pub mod scaling_cli;
 #[allow(unsafe_code)]
 pub mod sched;
+pub mod serve;
+pub mod serve_cli;
 pub mod session;
 pub mod speedtest;
 pub mod stats;

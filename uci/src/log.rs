@@ -9,13 +9,25 @@
 use parking_lot::{const_mutex, Mutex};
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Once;
+use tracing_subscriber::fmt::MakeWriter;
 
 /// The environment variable naming a log file to open at startup.
 pub const ENV_VAR: &str = "LAZULI_LOG";
 
 static FILE: Mutex<Option<File>> = const_mutex(None);
 static INSTALL: Once = Once::new();
+/// `lazuli serve`: its own events (connections, refusals) also go to standard error.
+static SERVER_EVENTS: AtomicBool = AtomicBool::new(false);
+/// The target of the server's events (its module path).
+const SERVER_TARGET: &str = "uci::serve";
+
+/// Sends the server's events to standard error as well as to the log file, if any.
+pub fn server_events_to_stderr() {
+    SERVER_EVENTS.store(true, Ordering::Relaxed);
+    install();
+}
 
 /// Log to `path` (appending), or stop logging when `path` is empty. On failure the previous log
 /// file stays in use and the error says why.
@@ -54,7 +66,7 @@ pub fn init_from_env() -> Result<(), String> {
 fn install() {
     INSTALL.call_once(|| {
         let subscriber = tracing_subscriber::fmt()
-            .with_writer(|| LogWriter)
+            .with_writer(Writers)
             .with_ansi(false)
             .with_target(false)
             .with_thread_names(true)
@@ -64,14 +76,37 @@ fn install() {
     });
 }
 
-/// Writes each formatted event to the current log file, if there is one.
-struct LogWriter;
+/// Chooses, for each event, where it goes.
+struct Writers;
+
+impl<'a> MakeWriter<'a> for Writers {
+    type Writer = LogWriter;
+
+    fn make_writer(&'a self) -> LogWriter {
+        LogWriter { stderr: false }
+    }
+
+    fn make_writer_for(&'a self, meta: &tracing::Metadata<'_>) -> LogWriter {
+        LogWriter {
+            stderr: SERVER_EVENTS.load(Ordering::Relaxed) && meta.target().starts_with(SERVER_TARGET),
+        }
+    }
+}
+
+/// Writes each formatted event to the current log file, if there is one, and to standard
+/// error when it is one of the server's.
+struct LogWriter {
+    stderr: bool,
+}
 
 impl Write for LogWriter {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         if let Some(file) = FILE.lock().as_mut() {
             // A full disk must not stop the engine: the line is dropped.
             let _ = file.write_all(buf);
+        }
+        if self.stderr {
+            let _ = io::stderr().write_all(buf);
         }
         Ok(buf.len())
     }

@@ -12,7 +12,15 @@ use std::time::Duration;
 
 #[derive(Clone)]
 pub struct Output {
-    sink: Arc<Mutex<Box<dyn Write + Send>>>,
+    sink: Arc<Mutex<Sink>>,
+}
+
+struct Sink {
+    writer: Box<dyn Write + Send>,
+    /// What a failed write does: end the process (standard output), or whatever a network
+    /// session needs (`Output::remote`). Called once; later lines are dropped.
+    on_closed: Option<Box<dyn FnOnce() + Send>>,
+    closed: bool,
 }
 
 impl Output {
@@ -20,14 +28,29 @@ impl Output {
         Output::new(Box::new(std::io::stdout()))
     }
 
+    /// Lines to `sink`; when it cannot be written (the GUI closed the engine's output), the
+    /// process ends: nobody can read a result any more, and a search left running would keep
+    /// every core busy.
     pub fn new(sink: Box<dyn Write + Send>) -> Output {
-        Output { sink: Arc::new(Mutex::new(sink)) }
+        Output::with_closed_hook(
+            sink,
+            Box::new(|| {
+                tracing::info!("output closed; quitting");
+                std::process::exit(0);
+            }),
+        )
+    }
+
+    /// Lines to `sink`; the first write that fails calls `on_closed` (for a network client:
+    /// stop its search, end its session) and every line after it is dropped.
+    pub fn with_closed_hook(sink: Box<dyn Write + Send>, on_closed: Box<dyn FnOnce() + Send>) -> Output {
+        Output {
+            sink: Arc::new(Mutex::new(Sink { writer: sink, on_closed: Some(on_closed), closed: false })),
+        }
     }
 
     /// Write one line (or several joined by newlines) and flush. Every line also goes to the
-    /// debug log. When the line cannot be written (the GUI closed the engine's output), the
-    /// process ends: nobody can read a result any more, and a search left running would keep
-    /// every core busy.
+    /// debug log.
     ///
     /// The debug log gets the line first, outside the lock, so that it holds every line a
     /// client may already have read; the lock is held only for the write itself: a thread
@@ -44,10 +67,21 @@ impl Output {
         }
         let mut sink = self.sink.lock();
         first();
-        if writeln!(sink, "{text}").and_then(|()| sink.flush()).is_err() {
-            tracing::info!("output closed; quitting");
-            std::process::exit(0);
+        if sink.closed {
+            return;
         }
+        let Sink { writer, .. } = &mut *sink;
+        if writeln!(writer, "{text}").and_then(|()| writer.flush()).is_err() {
+            sink.closed = true;
+            if let Some(hook) = sink.on_closed.take() {
+                hook();
+            }
+        }
+    }
+
+    /// Whether a write has failed (the lines since were dropped).
+    pub fn is_closed(&self) -> bool {
+        self.sink.lock().closed
     }
 
     pub fn info_string(&self, text: &str) {

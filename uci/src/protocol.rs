@@ -8,23 +8,23 @@
 
 use crate::output::Output;
 use crate::session::{Flow, Session};
-use crossbeam_channel::{bounded, unbounded};
+use crossbeam_channel::{bounded, unbounded, Receiver};
 use std::io::{BufRead, BufReader, Read};
 use std::time::Instant;
 
 /// Longest input line accepted (a `position` with tens of thousands of moves fits).
 pub const MAX_LINE: usize = 1 << 20;
+/// Lines read ahead of the session (a bounded inbox holds back a writer that outpaces it).
+pub const INBOX_LINES: usize = 64;
 /// Bytes read from the input at a time.
 const CHUNK: usize = 64 << 10;
-/// Lines read ahead of the session.
-const INBOX_LINES: usize = 64;
 
 /// What the reader hands to the session.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Input {
     Line(String),
-    /// A line longer than the limit was dropped; it had this many bytes.
-    TooLong(u64),
+    /// A line longer than the limit was dropped: its length and the limit, in bytes.
+    TooLong(u64, usize),
 }
 
 pub fn run_stdio() {
@@ -56,21 +56,26 @@ pub fn run_stdio() {
         })
         .expect("spawn the input thread");
 
-    // Lines held behind a waiting `go` are handled as soon as the search before it has ended.
+    run_session(session, &inbox);
+}
+
+/// Feeds `session` the lines from `inbox` until `quit` or until the inbox closes. Lines held
+/// behind a waiting `go` are handled as soon as the search before it has ended.
+pub fn run_session(mut session: Session, inbox: &Receiver<(Input, Instant)>) {
     let (ended, search_ended) = unbounded::<()>();
     session.on_search_end(move || {
         let _ = ended.send(());
     });
     let paused = crossbeam_channel::never();
     loop {
-        let input = if session.reads_input() { &inbox } else { &paused };
+        let input = if session.reads_input() { inbox } else { &paused };
         crossbeam_channel::select! {
             recv(input) -> next => {
                 let Ok((input, received)) = next else { break };
                 let flow = match input {
                     Input::Line(line) => session.handle_line(&line, received),
-                    Input::TooLong(bytes) => {
-                        session.report_long_line(bytes);
+                    Input::TooLong(bytes, limit) => {
+                        session.report_long_line(bytes, limit);
                         Flow::Continue
                     }
                 };
@@ -93,7 +98,7 @@ pub fn read_lines(input: impl Read, max_line: usize, mut deliver: impl FnMut(Inp
     let mut dropped: u64 = 0;
     let mut finish = |line: &mut Vec<u8>, dropped: &mut u64| {
         let input = if *dropped > 0 {
-            Input::TooLong(line.len() as u64 + *dropped)
+            Input::TooLong(line.len() as u64 + *dropped, max_line)
         } else {
             Input::Line(String::from_utf8_lossy(line).into_owned())
         };
@@ -162,11 +167,11 @@ mod tests {
         input.extend(std::iter::repeat_n(b'y', 200_001));
         assert_eq!(
             lines_of(&input, 1000),
-            vec![Input::TooLong(300_000), Input::Line("isready".into()), Input::TooLong(200_001)]
+            vec![Input::TooLong(300_000, 1000), Input::Line("isready".into()), Input::TooLong(200_001, 1000)]
         );
         // Exactly at the limit is fine.
         assert_eq!(lines_of(b"abcd\n", 4), vec![Input::Line("abcd".into())]);
-        assert_eq!(lines_of(b"abcde\n", 4), vec![Input::TooLong(5)]);
+        assert_eq!(lines_of(b"abcde\n", 4), vec![Input::TooLong(5, 4)]);
     }
 
     #[test]
@@ -193,6 +198,6 @@ mod tests {
             seen.push(i);
             true
         });
-        assert_eq!(seen, vec![Input::TooLong(3 << 30)]);
+        assert_eq!(seen, vec![Input::TooLong(3 << 30, MAX_LINE)]);
     }
 }

@@ -5,7 +5,6 @@ use crate::command::{parse_line, shorten, Command, ParseError, Parsed};
 use crate::held::HeldLines;
 use crate::options;
 use crate::output::Output;
-use crate::protocol::MAX_LINE;
 use engine::bench::{run_bench, DEFAULT_BENCH_DEPTH};
 use engine::board::{Board, FenError, Move, Position};
 use engine::movegen::legal_moves;
@@ -18,6 +17,9 @@ use std::time::{Duration, Instant};
 
 use network::NetworkChoice;
 
+pub use gate::Gate;
+
+mod gate;
 mod go;
 mod network;
 mod setoption;
@@ -68,6 +70,8 @@ pub struct Session {
     /// Text the current command ignored: told in its first `info string`, or alone before its
     /// first other output, so every command gets at most one `info string`.
     note: Option<String>,
+    /// The limits of a session served over the network (`None`: a local one).
+    gate: Option<Box<dyn Gate>>,
 }
 
 /// Option changes that wait for the current search to end (`apply_pending_if_idle` applies
@@ -126,7 +130,13 @@ impl Session {
             held: HeldLines::default(),
             stopping: false,
             note: None,
+            gate: None,
         }
+    }
+
+    /// Puts the session under `gate` (before its first command).
+    pub fn set_gate(&mut self, gate: Box<dyn Gate>) {
+        self.gate = Some(gate);
     }
 
     /// `hook` runs on the thread that gives a search's `bestmove`, once it is written and the
@@ -252,10 +262,9 @@ impl Session {
     }
 
     /// The reader dropped a line longer than the limit.
-    pub fn report_long_line(&mut self, bytes: u64) {
+    pub fn report_long_line(&mut self, bytes: u64, limit: usize) {
         tracing::info!("in: a line of {bytes} bytes, dropped");
-        self.out
-            .info_string(&format!("input line of {bytes} bytes is longer than {MAX_LINE} bytes; ignored"));
+        self.out.info_string(&format!("input line of {bytes} bytes is longer than {limit} bytes; ignored"));
     }
 
     fn handle(&mut self, command: Command, received: Instant) -> Flow {
@@ -265,7 +274,7 @@ impl Session {
                     format!("id name {}", crate::version::name()),
                     "id author The Lazuli developers".to_string(),
                 ];
-                lines.extend(options::uci_lines());
+                lines.extend(options::uci_lines().into_iter().map(|line| self.capped_option_line(line)));
                 lines.push("uciok".to_string());
                 self.line(&lines.join("\n"));
             }
@@ -331,10 +340,11 @@ impl Session {
 
     fn bench(&mut self, depth: Option<i32>) {
         let depth = depth.unwrap_or(DEFAULT_BENCH_DEPTH);
+        let limit = self.gate.as_ref().map_or(MAX_BENCH_DEPTH, |g| g.max_bench_depth().min(MAX_BENCH_DEPTH));
         if self.is_searching() {
             self.info("bench is not available during a search");
-        } else if !(1..=MAX_BENCH_DEPTH).contains(&depth) {
-            self.info(&format!("bench depth must be from 1 to {MAX_BENCH_DEPTH}, found {depth}"));
+        } else if !(1..=limit).contains(&depth) {
+            self.info(&format!("bench depth must be from 1 to {limit}, found {depth}"));
         } else {
             self.pool.wait();
             let result = run_bench(depth, |_, _, _| {});
@@ -393,9 +403,23 @@ impl Session {
         }
     }
 
+    /// An `option ... type spin ... max N` line with the gate's lower maximum, if it has one.
+    fn capped_option_line(&self, line: String) -> String {
+        let Some(gate) = &self.gate else { return line };
+        let Some(rest) = line.strip_prefix("option name ") else { return line };
+        let Some((name, _)) = rest.split_once(" type spin ") else { return line };
+        match (gate.spin_max(name), line.rsplit_once(" max ")) {
+            (Some(cap), Some((head, max))) if max.parse::<i64>().is_ok_and(|m| cap < m) => {
+                format!("{head} max {cap}")
+            }
+            _ => line,
+        }
+    }
+
     fn perft(&mut self, depth: u32) {
-        if depth > MAX_PERFT_DEPTH {
-            self.info(&format!("perft depth must be at most {MAX_PERFT_DEPTH}, found {depth}"));
+        let limit = self.gate.as_ref().map_or(MAX_PERFT_DEPTH, |g| g.max_perft_depth().min(MAX_PERFT_DEPTH));
+        if depth > limit {
+            self.info(&format!("perft depth must be at most {limit}, found {depth}"));
             return;
         }
         self.pool.wait();

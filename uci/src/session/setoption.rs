@@ -17,6 +17,12 @@ impl Session {
                 return;
             }
         };
+        if let Some(gate) = &mut self.gate {
+            if let Err(reason) = gate.check_option(name, &value) {
+                self.info(&format!("{name}: {reason}"));
+                return;
+            }
+        }
         match (name, value) {
             ("Hash", OptionValue::Spin(mb)) => {
                 self.pending.hash = Some(mb as usize);

@@ -1,0 +1,405 @@
+"""`lazuli serve` and `lazuli connect` on loopback: a game through the relay, WebSocket, and the
+clients a server must survive (wrong, missing, slow or garbage secrets, huge lines, many
+connections, a client that never reads), with the server's threads and memory counted."""
+
+import getpass
+import os
+import pathlib
+import secrets
+import shutil
+import socket
+import subprocess
+import time
+
+import chess
+import chess.engine
+import pytest
+from websockets.sync.client import connect as ws_connect
+
+from conftest import engine_path
+
+
+def thread_count(pid: int) -> int:
+    return len(os.listdir(f"/proc/{pid}/task"))
+
+
+def rss_kb(pid: int) -> int:
+    for line in pathlib.Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    raise AssertionError("no VmRSS")
+
+
+def settle(predicate, seconds: float = 10.0) -> bool:
+    """Waits until `predicate()` holds, up to `seconds`."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if predicate():
+            return True
+        time.sleep(0.05)
+    return predicate()
+
+
+class Server:
+    def __init__(self, tmp: pathlib.Path, *extra: str) -> None:
+        self.secret = secrets.token_hex(32)
+        self.secret_file = tmp / "secret"
+        self.secret_file.write_text(self.secret + "\n")
+        args = [engine_path(), "serve", "--listen", "127.0.0.1:0", "--secret-file", str(self.secret_file), *extra]
+        self.log = open(tmp / "serve.log", "w+")
+        self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=self.log, text=True)
+        first = self.proc.stdout.readline()
+        assert first.startswith("listening on 127.0.0.1:"), first
+        self.port = int(first.rsplit(":", 1)[1])
+
+    def log_text(self) -> str:
+        self.log.flush()
+        self.log.seek(0)
+        return self.log.read()
+
+    def close(self) -> None:
+        self.proc.kill()
+        self.proc.wait(timeout=10)
+        self.log.close()
+
+
+@pytest.fixture
+def server(tmp_path):
+    s = Server(tmp_path, "--max-connections", "3", "--max-threads", "2", "--max-hash", "64",
+               "--auth-timeout", "2", "--write-timeout", "3", "--lines-per-second", "100000")
+    yield s
+    assert s.proc.poll() is None, "the server died"
+    s.close()
+
+
+class Client:
+    """A raw TCP client of the line protocol."""
+
+    def __init__(self, port: int, secret: str | None = None) -> None:
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+        self.buffer = b""
+        if secret is not None:
+            self.send(f"auth {secret}")
+            assert self.line() == "authok"
+
+    def send(self, text: str) -> None:
+        self.sock.sendall((text + "\n").encode())
+
+    def line(self, timeout: float = 10) -> str | None:
+        """The next line, or None when the server closed the connection."""
+        self.sock.settimeout(timeout)
+        while b"\n" not in self.buffer:
+            try:
+                chunk = self.sock.recv(65536)
+            except ConnectionResetError:  # closed with our bytes unread
+                chunk = b""
+            if not chunk:
+                return None
+            self.buffer += chunk
+        line, self.buffer = self.buffer.split(b"\n", 1)
+        return line.decode()
+
+    def until(self, prefix: str, timeout: float = 10) -> list[str]:
+        lines = []
+        while True:
+            line = self.line(timeout)
+            assert line is not None, f"closed before {prefix!r}: {lines[-5:]}"
+            lines.append(line)
+            if line.startswith(prefix):
+                return lines
+
+    def closed_without_output(self, timeout: float = 10) -> bool:
+        return self.line(timeout) is None and self.buffer == b""
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+def test_a_whole_game_through_lazuli_connect(server):
+    relay = [engine_path(), "connect", f"127.0.0.1:{server.port}", "--secret-file", str(server.secret_file)]
+    board = chess.Board()
+    with chess.engine.SimpleEngine.popen_uci(relay, timeout=20) as engine:
+        assert engine.id["name"].startswith("Lazuli")
+        assert engine.options["Threads"].max == 2  # the server's cap, not the engine's own
+        engine.configure({"Hash": 16})
+        while not board.is_game_over(claim_draw=True) and board.ply() < 300:
+            result = engine.play(board, chess.engine.Limit(nodes=2000))
+            assert result.move in board.legal_moves
+            board.push(result.move)
+    assert board.is_game_over(claim_draw=True) or board.ply() == 300
+    assert "authenticated" in server.log_text()
+
+
+def test_connect_reports_a_wrong_secret_and_a_lost_server_as_uci(server, tmp_path):
+    wrong = tmp_path / "wrong"
+    wrong.write_text("x" * 64 + "\n")
+    out = subprocess.run([engine_path(), "connect", f"127.0.0.1:{server.port}", "--secret-file", str(wrong)],
+                         input="uci\n", capture_output=True, text=True, timeout=30)
+    assert out.returncode == 1
+    assert out.stdout.startswith("info string lazuli connect:") and "wrong secret" in out.stdout, out.stdout
+    # The server goes away during a search: the GUI hears of it and gets a bestmove.
+    relay = subprocess.Popen([engine_path(), "connect", f"127.0.0.1:{server.port}", "--secret-file",
+                              str(server.secret_file)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    relay.stdin.write("isready\ngo infinite\n")
+    relay.stdin.flush()
+    assert relay.stdout.readline().strip() == "readyok"
+    server.proc.kill()
+    server.proc.wait()
+    rest = relay.stdout.read()
+    assert relay.wait(timeout=10) == 1
+    assert "info string lazuli connect: lost the connection" in rest and rest.rstrip().endswith("bestmove 0000"), rest
+    server.proc = subprocess.Popen(["sleep", "60"])  # for the fixture's check
+
+
+def test_websocket_uci_go_and_stop(server):
+    with ws_connect(f"ws://127.0.0.1:{server.port}") as ws:
+        ws.send(f"auth {server.secret}")
+        assert ws.recv(timeout=5) == "authok"
+        ws.send("uci")
+        lines = []
+        while not lines or lines[-1] != "uciok":
+            lines.append(ws.recv(timeout=5))
+        assert any(line.startswith("option name Hash type spin") and line.endswith("max 64") for line in lines)
+        ws.send("position startpos moves e2e4\ngo infinite")
+        time.sleep(0.3)
+        sent = time.monotonic()
+        ws.send("stop")
+        while True:
+            line = ws.recv(timeout=5)
+            if line.startswith("bestmove"):
+                break
+        assert time.monotonic() - sent < 2
+        move = chess.Move.from_uci(line.split()[1])
+        assert move in chess.Board("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1").legal_moves
+    # A wrong secret over WebSocket is closed without engine output.
+    with ws_connect(f"ws://127.0.0.1:{server.port}") as ws:
+        ws.send("auth nope")
+        with pytest.raises(Exception):
+            ws.recv(timeout=5)
+
+
+def test_bad_secrets_are_closed_without_engine_output(server):
+    pid = server.proc.pid
+    base_threads = thread_count(pid)
+    # Wrong, missing (just a command), garbage, and a first line longer than any secret.
+    for first in ["auth " + "0" * 64, "uci", "\x00\xff garbage \x01", "auth " + "a" * 100_000]:
+        c = Client(server.port)
+        start = time.monotonic()
+        c.sock.sendall(first.encode("latin-1") + b"\nisready\n")
+        assert c.closed_without_output(), first[:20]
+        assert time.monotonic() - start >= 0.9, "a wrong secret is answered after a delay"
+        c.close()
+    # Nothing at all, and a secret sent too slowly: cut off at the time allowed (2 s here).
+    silent = Client(server.port)
+    assert silent.closed_without_output(timeout=6)
+    slow = Client(server.port)
+    start = time.monotonic()
+    try:
+        for ch in f"auth {server.secret}\n":
+            slow.sock.sendall(ch.encode())
+            time.sleep(0.05)
+    except OSError:
+        pass
+    assert slow.closed_without_output(timeout=6)
+    assert time.monotonic() - start < 5
+    # Sent byte by byte within the time allowed, the secret is good.
+    good = Client(server.port)
+    for ch in f"auth {server.secret}\nisready\n":
+        good.sock.sendall(ch.encode())
+        time.sleep(0.002)
+    assert good.line() == "authok" and good.line() == "readyok"
+    good.close()
+    log = server.log_text()
+    assert log.count("wrong or missing secret") >= 3 and "longer than any secret" in log
+    assert "no secret within the time allowed" in log
+    assert settle(lambda: thread_count(pid) == base_threads), (thread_count(pid), base_threads)
+
+
+def test_huge_lines_many_connections_and_the_connection_limit(server):
+    pid = server.proc.pid
+    base_threads = thread_count(pid)
+    c = Client(server.port, server.secret)
+    c.sock.sendall(b"x" * (10 << 20) + b"\nisready\n")
+    assert c.line(30) == "info string input line of 10485760 bytes is longer than 262144 bytes; ignored"
+    assert c.line() == "readyok"
+    c.close()
+    base_rss = rss_kb(pid)
+    for _ in range(1000):
+        socket.create_connection(("127.0.0.1", server.port), timeout=10).close()
+    assert settle(lambda: thread_count(pid) == base_threads, 15), (thread_count(pid), base_threads)
+    assert rss_kb(pid) < base_rss + 20_000, (base_rss, rss_kb(pid))
+    # Three served at once; the fourth is told why and closed; the three still play.
+    clients = [Client(server.port, server.secret) for _ in range(3)]
+    time.sleep(0.2)
+    extra = Client(server.port)
+    assert extra.line() == "error the server takes at most 3 connections"
+    assert extra.line() is None
+    for client in clients:
+        client.send("go depth 5")
+    for client in clients:
+        assert client.until("bestmove")[-1].split()[1] != "0000"
+        client.send("quit")
+        assert client.line() is None
+    assert settle(lambda: thread_count(pid) == base_threads), (thread_count(pid), base_threads)
+
+
+def test_file_options_and_caps_are_refused_remotely_and_the_rest_applies(server):
+    c = Client(server.port, server.secret)
+    for option, value in [("Hash File", "/tmp/x.hash"), ("EvalFile", "/etc/passwd"), ("Debug Log File", "/tmp/l"),
+                          ("SyzygyPath", "/"), ("Threads", "3"), ("Hash", "65"), ("Use NNUE", "false")]:
+        c.send(f"setoption name {option} value {value}")
+        c.send("isready")
+        lines = c.until("readyok")
+        assert len(lines) == 2 and lines[0].startswith(f"info string {option}: "), lines
+    for button in ["Save Hash", "Load Hash"]:
+        c.send(f"setoption name {button}")
+        c.send("isready")
+        lines = c.until("readyok")
+        assert len(lines) == 2 and "server's files" in lines[0], lines
+    c.send("setoption name Threads value 2")
+    c.send("setoption name Hash value 64")
+    c.send("go perft 8")
+    c.send("isready")
+    lines = c.until("readyok")
+    assert lines == ["info string perft depth must be at most 7, found 8", "readyok"], lines
+    c.close()
+
+
+def test_a_client_that_leaves_mid_search_frees_its_threads_and_table(server):
+    pid = server.proc.pid
+    base_threads, base_rss = thread_count(pid), rss_kb(pid)
+    c = Client(server.port, server.secret)
+    c.send("setoption name Threads value 2")
+    c.send("setoption name Hash value 64")
+    c.send("isready")
+    c.until("readyok")
+    c.send("go infinite")
+    c.line()
+    assert thread_count(pid) > base_threads
+    c.close()
+    assert settle(lambda: thread_count(pid) == base_threads, 5), (thread_count(pid), base_threads)
+    assert settle(lambda: rss_kb(pid) < base_rss + 30_000, 5), (base_rss, rss_kb(pid))
+
+
+def test_a_client_that_never_reads_is_closed_and_the_others_are_served(server):
+    pid = server.proc.pid
+    base_threads = thread_count(pid)
+    stuck = Client(server.port, server.secret)
+    stuck.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    # Each `uci` answer is a few kilobytes; thousands of them fill every buffer on the way.
+    try:
+        stuck.sock.settimeout(5)
+        for _ in range(20):
+            stuck.sock.sendall(b"uci\n" * 200)
+    except OSError:
+        pass
+    other = Client(server.port, server.secret)
+    other.send("go depth 4")
+    assert other.until("bestmove")[-1].startswith("bestmove ")
+    other.close()
+    assert settle(lambda: "cannot write to the client" in server.log_text(), 15), server.log_text()[-2000:]
+    stuck.close()
+    assert settle(lambda: thread_count(pid) == base_threads, 10), (thread_count(pid), base_threads)
+
+
+def test_an_idle_client_is_closed(tmp_path):
+    s = Server(tmp_path, "--idle-timeout", "1")
+    try:
+        c = Client(s.port, s.secret)
+        c.send("isready")
+        assert c.line() == "readyok"
+        start = time.monotonic()
+        assert c.line(timeout=10) is None
+        assert 0.8 <= time.monotonic() - start < 5
+        assert "idle for too long" in s.log_text()
+    finally:
+        s.close()
+
+
+def test_the_operators_tablebases_serve_every_client(tmp_path):
+    tables = pathlib.Path(__file__).resolve().parents[1] / "data" / "syzygy"
+    s = Server(tmp_path, "--syzygy", str(tables))
+    try:
+        c = Client(s.port, s.secret)
+        c.send("setoption name SyzygyPath value /")
+        c.send("position fen 8/8/8/3k4/8/8/8/1N2KB2 w - - 0 1")
+        c.send("go depth 3")
+        lines = c.until("bestmove")
+        assert lines[0].startswith("info string found 70 Syzygy table files"), lines
+        assert lines[1].startswith("info string SyzygyPath: refused"), lines
+        assert any(" tbhits " in line and " tbhits 0 " not in line for line in lines), lines
+    finally:
+        s.close()
+
+
+def test_serve_refuses_a_short_secret_file_and_bad_arguments(tmp_path):
+    short = tmp_path / "short"
+    short.write_text("abc\n")
+    out = subprocess.run([engine_path(), "serve", "--listen", "127.0.0.1:0", "--secret-file", str(short)],
+                         capture_output=True, text=True, timeout=10)
+    assert out.returncode == 1 and "at least 32 characters" in out.stderr
+    out = subprocess.run([engine_path(), "serve", "--max-connections", "0"], capture_output=True, text=True, timeout=10)
+    assert out.returncode == 2
+    out = subprocess.run([engine_path(), "serve", "--listen", "127.0.0.1:0", "--syzygy", str(tmp_path / "none")],
+                         capture_output=True, text=True, timeout=10)
+    assert out.returncode == 1 and "not a directory" in out.stderr
+    # Without a secret file one is generated and printed once.
+    proc = subprocess.Popen([engine_path(), "serve", "--listen", "127.0.0.1:0"], stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True)
+    try:
+        port = int(proc.stdout.readline().rsplit(":", 1)[1])
+        secret = proc.stdout.readline().split()[1]
+        assert len(secret) == 64
+        c = Client(port, secret)
+        c.send("isready")
+        assert c.line() == "readyok"
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.skipif(not (shutil.which("sshd") or os.path.exists("/usr/sbin/sshd")) or not shutil.which("ssh"),
+                    reason="needs OpenSSH's sshd and ssh")
+def test_the_ssh_tunnel_recipe_of_docs_serve(server, tmp_path):
+    """docs/serve.md's recipe, with a throw-away sshd on loopback standing in for the big machine."""
+    sshd = shutil.which("sshd") or "/usr/sbin/sshd"
+    for name in ["host", "user"]:
+        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(tmp_path / name)], check=True)
+    (tmp_path / "authorized_keys").write_text((tmp_path / "user.pub").read_text())
+    ssh_port, local_port = free_port(), free_port()
+    (tmp_path / "sshd_config").write_text(
+        f"Port {ssh_port}\nListenAddress 127.0.0.1\nHostKey {tmp_path / 'host'}\n"
+        f"AuthorizedKeysFile {tmp_path / 'authorized_keys'}\nPidFile {tmp_path / 'sshd.pid'}\n"
+        "StrictModes no\nUsePAM no\nPasswordAuthentication no\nKbdInteractiveAuthentication no\n"
+        "PermitRootLogin prohibit-password\nAllowTcpForwarding yes\n")
+    if os.geteuid() == 0:
+        os.makedirs("/run/sshd", exist_ok=True)  # sshd's privilege separation directory
+    daemon = subprocess.Popen([sshd, "-D", "-e", "-f", str(tmp_path / "sshd_config")], stderr=subprocess.DEVNULL)
+    tunnel = None
+    try:
+        assert settle(lambda: socket.socket().connect_ex(("127.0.0.1", ssh_port)) == 0, 10)
+        tunnel = subprocess.Popen(
+            ["ssh", "-N", "-L", f"{local_port}:127.0.0.1:{server.port}", "-p", str(ssh_port), "-i", str(tmp_path / "user"),
+             "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null", "-o", "BatchMode=yes",
+             "-o", "ExitOnForwardFailure=yes", "-o", "LogLevel=ERROR", f"{getpass.getuser()}@127.0.0.1"])
+        assert settle(lambda: socket.socket().connect_ex(("127.0.0.1", local_port)) == 0, 15), "no tunnel"
+        relay = [engine_path(), "connect", f"127.0.0.1:{local_port}", "--secret-file", str(server.secret_file)]
+        board = chess.Board()
+        with chess.engine.SimpleEngine.popen_uci(relay, timeout=20) as engine:
+            for _ in range(6):
+                move = engine.play(board, chess.engine.Limit(nodes=2000)).move
+                assert move in board.legal_moves
+                board.push(move)
+        assert "from 127.0.0.1" in server.log_text()
+    finally:
+        if tunnel:
+            tunnel.kill()
+            tunnel.wait()
+        daemon.kill()
+        daemon.wait()

@@ -1,0 +1,216 @@
+//! What one connection may ask of the server: `Threads` and `Hash` within a cap per
+//! connection and a total shared by all of them, and no option that reaches the server's
+//! files or every other connection unless the operator allows it.
+
+use crate::options::OptionValue;
+use crate::session::Gate;
+use parking_lot::Mutex;
+use std::sync::Arc;
+
+/// Options that read or write files on the server.
+pub const FILE_OPTIONS: [&str; 6] =
+    ["Hash File", "Save Hash", "Load Hash", "EvalFile", "SyzygyPath", "Debug Log File"];
+/// Options whose effect is process-wide: the evaluation every connection's searches use.
+pub const SHARED_OPTIONS: [&str; 2] = ["EvalFile", "Use NNUE"];
+
+/// The operator's limits.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rules {
+    pub max_threads: usize,
+    pub max_hash_mb: usize,
+    pub total_threads: usize,
+    pub total_hash_mb: usize,
+    pub allow_files: bool,
+    /// With a single connection, options whose effect is process-wide harm no one else.
+    pub single_connection: bool,
+    pub max_perft_depth: u32,
+    pub max_bench_depth: i32,
+}
+
+/// Threads and megabytes held by all connections together.
+pub struct Budget {
+    rules: Rules,
+    used: Mutex<(usize, usize)>,
+}
+
+/// What a session starts with (`Session::new`'s pool).
+pub const START_THREADS: usize = 1;
+pub const START_HASH_MB: usize = 16;
+
+impl Budget {
+    pub fn new(rules: Rules) -> Arc<Budget> {
+        Arc::new(Budget { rules, used: Mutex::new((0, 0)) })
+    }
+
+    /// The gate of a new connection, holding what a session starts with, or `None` when the
+    /// budget cannot give even that.
+    pub fn admit(self: &Arc<Self>) -> Option<RemoteGate> {
+        let mut used = self.used.lock();
+        if used.0 + START_THREADS > self.rules.total_threads
+            || used.1 + START_HASH_MB > self.rules.total_hash_mb
+        {
+            return None;
+        }
+        used.0 += START_THREADS;
+        used.1 += START_HASH_MB;
+        Some(RemoteGate { budget: Arc::clone(self), threads: START_THREADS, hash_mb: START_HASH_MB })
+    }
+
+    /// Threads and megabytes held now.
+    pub fn used(&self) -> (usize, usize) {
+        *self.used.lock()
+    }
+}
+
+/// One connection's share of the budget and its view of the rules.
+pub struct RemoteGate {
+    budget: Arc<Budget>,
+    threads: usize,
+    hash_mb: usize,
+}
+
+impl RemoteGate {
+    /// Moves this connection's holding of one resource from `held` to `wanted`.
+    fn take(&mut self, threads: bool, wanted: usize) -> Result<(), String> {
+        let rules = &self.budget.rules;
+        let (cap, total, unit) = if threads {
+            (rules.max_threads, rules.total_threads, "threads")
+        } else {
+            (rules.max_hash_mb, rules.total_hash_mb, "MB")
+        };
+        if wanted > cap {
+            return Err(format!("at most {cap} {unit} a connection on this server"));
+        }
+        let mut used = self.budget.used.lock();
+        let (in_use, held) =
+            if threads { (&mut used.0, &mut self.threads) } else { (&mut used.1, &mut self.hash_mb) };
+        let others = *in_use - *held;
+        if others + wanted > total {
+            return Err(format!("the server has {} {unit} free for this connection", total - others));
+        }
+        *in_use = others + wanted;
+        *held = wanted;
+        Ok(())
+    }
+}
+
+impl Gate for RemoteGate {
+    fn check_option(&mut self, name: &str, value: &OptionValue) -> Result<(), String> {
+        let rules = &self.budget.rules;
+        if FILE_OPTIONS.contains(&name) && !rules.allow_files {
+            return Err(
+                "refused: it reaches the server's files (the server allows it with --allow-files)".into()
+            );
+        }
+        if SHARED_OPTIONS.contains(&name) && !rules.single_connection {
+            return Err(
+                "refused: it changes the evaluation of every connection (allowed with --max-connections 1)"
+                    .into(),
+            );
+        }
+        match (name, value) {
+            ("Threads", OptionValue::Spin(n)) => self.take(true, *n as usize),
+            ("Hash", OptionValue::Spin(mb)) => self.take(false, *mb as usize),
+            _ => Ok(()),
+        }
+    }
+
+    fn spin_max(&self, name: &str) -> Option<i64> {
+        match name {
+            "Threads" => Some(self.budget.rules.max_threads as i64),
+            "Hash" => Some(self.budget.rules.max_hash_mb as i64),
+            _ => None,
+        }
+    }
+
+    fn max_perft_depth(&self) -> u32 {
+        self.budget.rules.max_perft_depth
+    }
+
+    fn max_bench_depth(&self) -> i32 {
+        self.budget.rules.max_bench_depth
+    }
+}
+
+impl Drop for RemoteGate {
+    fn drop(&mut self) {
+        let mut used = self.budget.used.lock();
+        used.0 -= self.threads;
+        used.1 -= self.hash_mb;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rules() -> Rules {
+        Rules {
+            max_threads: 4,
+            max_hash_mb: 256,
+            total_threads: 6,
+            total_hash_mb: 300,
+            allow_files: false,
+            single_connection: false,
+            max_perft_depth: 6,
+            max_bench_depth: 14,
+        }
+    }
+
+    #[test]
+    fn threads_and_hash_are_capped_per_connection_and_in_total() {
+        let budget = Budget::new(rules());
+        let mut a = budget.admit().unwrap();
+        let mut b = budget.admit().unwrap();
+        assert_eq!(budget.used(), (2, 32));
+        assert!(a.check_option("Threads", &OptionValue::Spin(5)).unwrap_err().contains("at most 4"));
+        a.check_option("Threads", &OptionValue::Spin(4)).unwrap();
+        assert_eq!(budget.used(), (5, 32));
+        // b holds 1; 2 more would make 7 > 6.
+        assert!(b.check_option("Threads", &OptionValue::Spin(3)).unwrap_err().contains("2 threads free"));
+        b.check_option("Threads", &OptionValue::Spin(2)).unwrap();
+        a.check_option("Hash", &OptionValue::Spin(256)).unwrap();
+        assert!(b.check_option("Hash", &OptionValue::Spin(100)).unwrap_err().contains("44 MB free"));
+        // Lowering gives back.
+        a.check_option("Threads", &OptionValue::Spin(1)).unwrap();
+        assert_eq!(budget.used(), (3, 272));
+        drop(a);
+        assert_eq!(budget.used(), (2, 16));
+        drop(b);
+        assert_eq!(budget.used(), (0, 0));
+    }
+
+    #[test]
+    fn a_connection_is_admitted_only_while_the_budget_holds_its_start() {
+        let budget = Budget::new(Rules { total_threads: 2, ..rules() });
+        let (a, b) = (budget.admit(), budget.admit());
+        assert!(a.is_some() && b.is_some());
+        assert!(budget.admit().is_none());
+        drop(a);
+        assert!(budget.admit().is_some());
+    }
+
+    #[test]
+    fn file_and_shared_options_need_the_operators_leave() {
+        let budget = Budget::new(rules());
+        let mut gate = budget.admit().unwrap();
+        for name in FILE_OPTIONS {
+            let refused = gate.check_option(name, &OptionValue::String("/etc/passwd".into()));
+            assert!(refused.unwrap_err().contains("server's files"), "{name}");
+        }
+        assert!(gate
+            .check_option("Use NNUE", &OptionValue::Check(false))
+            .unwrap_err()
+            .contains("every connection"));
+        assert!(gate.check_option("MultiPV", &OptionValue::Spin(3)).is_ok());
+        let open = Budget::new(Rules { allow_files: true, single_connection: true, ..rules() });
+        let mut gate = open.admit().unwrap();
+        for name in FILE_OPTIONS.iter().chain(&SHARED_OPTIONS) {
+            assert!(gate.check_option(name, &OptionValue::String("x".into())).is_ok(), "{name}");
+        }
+        assert_eq!(
+            (gate.spin_max("Threads"), gate.spin_max("Hash"), gate.spin_max("MultiPV")),
+            (Some(4), Some(256), None)
+        );
+    }
+}
