@@ -9,6 +9,10 @@ Prints both searches' nodes and time and their ratios. Example:
 
 With `--same-process` the second search runs in the first engine instead, as when a GUI steps
 back to a position it analysed: the reference any UCI engine can be measured by.
+
+With `--analysis` both searches are an analyst's: `go infinite`, stopped as soon as an exact
+`info depth D` (or deeper) line arrives, timed to that line; the report adds whether the two
+searches' moves agree and how far their scores differ there.
 """
 
 import argparse
@@ -56,6 +60,31 @@ class Engine:
         last = [l for l in lines if l.startswith("info") and " nodes " in l][-1].split()
         return int(last[last.index("nodes") + 1]), elapsed
 
+    def analyse(self, fen: str, depth: int) -> tuple[int, float, str, int]:
+        """`go infinite` until an exact line of `depth` or deeper: its nodes, the seconds to it,
+        its first move and its score (centipawns; mates as +-100000)."""
+        self.send(f"position fen {fen}")
+        start = time.monotonic()
+        self.send("go infinite")
+        reached = None
+        while True:
+            line = self.proc.stdout.readline()
+            if not line:
+                raise RuntimeError("the engine closed its output")
+            words = line.split()
+            exact = line.startswith("info depth") and " pv " in line and "bound" not in line
+            principal = "multipv" not in words or words[words.index("multipv") + 1] == "1"
+            if reached is None and exact and principal and int(words[2]) >= depth:
+                kind, value = words[words.index("score") + 1 : words.index("score") + 3]
+                score = int(value) if kind == "cp" else (100_000 if int(value) > 0 else -100_000)
+                nodes = int(words[words.index("nodes") + 1])
+                reached = (nodes, time.monotonic() - start, words[words.index("pv") + 1], score)
+                self.send("stop")
+            if line.startswith("bestmove"):
+                if reached is None:
+                    raise RuntimeError(f"the search ended before depth {depth}")
+                return reached
+
     def close(self):
         try:
             self.send("quit")
@@ -73,8 +102,10 @@ def main() -> int:
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--same-process", action="store_true", help="search again in the same engine")
     parser.add_argument("--option", action="append", default=[], help="NAME=VALUE, sent to every engine")
+    parser.add_argument("--analysis", action="store_true", help="go infinite until the depth, as an analyst does")
     args = parser.parse_args()
     node_ratios, time_ratios = [], []
+    same_move, score_gaps = 0, []
 
     def start() -> Engine:
         engine = Engine(args.engine)
@@ -88,9 +119,10 @@ def main() -> int:
         for i, fen in enumerate(POSITIONS):
             first = start()
             first.send(f"setoption name Hash value {args.hash}")
-            fresh = first.search(fen, args.depth)
+            search = (lambda e: e.analyse(fen, args.depth)) if args.analysis else (lambda e: e.search(fen, args.depth))
+            fresh = search(first)
             if args.same_process:
-                again, second, what = first.search(fen, args.depth), first, "again"
+                again, second, what = search(first), first, "again"
             else:
                 path = os.path.join(work, f"{i}.lzh")
                 first.send(f"setoption name Hash File value {path}")
@@ -103,19 +135,30 @@ def main() -> int:
                 second.send("setoption name Load Hash")
                 second.send("isready")
                 notes = [l for l in second.until("readyok") if l.startswith("info string")]
-                again, what = second.search(fen, args.depth), "loaded"
+                again, what = search(second), "loaded"
             second.close()
-            node_ratios.append(fresh[0] / again[0])
+            node_ratios.append(fresh[0] / max(again[0], 1))
             time_ratios.append(fresh[1] / again[1])
+            agreement = ""
+            if args.analysis:
+                same_move += fresh[2] == again[2]
+                score_gaps.append(abs(fresh[3] - again[3]))
+                agreement = f"; moves {fresh[2]} / {again[2]}, scores {fresh[3]} / {again[3]}"
             print(
                 f"{fen}: fresh {fresh[0]} nodes {fresh[1]:.2f} s; {what} {again[0]} nodes {again[1]:.2f} s; "
-                f"{node_ratios[-1]:.2f}x nodes, {time_ratios[-1]:.2f}x time"
+                f"{node_ratios[-1]:.2f}x nodes, {time_ratios[-1]:.2f}x time{agreement}"
                 + ("" if args.same_process else f" ({'; '.join(notes)})"),
                 flush=True,
             )
     print(
         f"median: {statistics.median(node_ratios):.2f}x fewer nodes, {statistics.median(time_ratios):.2f}x less time "
-        f"(geometric mean {statistics.geometric_mean(time_ratios):.2f}x)"
+        f"(geometric mean {statistics.geometric_mean(time_ratios):.2f}x, slowest {min(time_ratios):.2f}x)"
+        + (
+            f"; same move {same_move}/{len(POSITIONS)}, score gap median {statistics.median(score_gaps)} cp, "
+            f"largest {max(score_gaps)} cp"
+            if args.analysis
+            else ""
+        )
     )
     return 0
 

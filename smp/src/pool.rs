@@ -276,8 +276,12 @@ impl Pool {
     /// Save the table to `path` (between searches). Returns what to tell the user.
     pub fn save_hash(&mut self, path: &std::path::Path) -> Result<String, String> {
         self.wait();
-        let bytes = self.tt.save(path)?;
-        Ok(format!("saved the hash ({} MB, {bytes} bytes) to '{}'", self.tt.size_mb(), path.display()))
+        let bytes = self.tt.save(path, &self.learned.to_bytes())?;
+        Ok(format!(
+            "saved the hash ({} MB) and the search's histories, {bytes} bytes, to '{}'",
+            self.tt.size_mb(),
+            path.display()
+        ))
     }
 
     /// Load a table saved by `save_hash`, taking the file's size (the new table is allocated
@@ -294,6 +298,7 @@ impl Pool {
             ));
         }
         let old_mb = self.tt.size_mb();
+        let histories;
         if file.buckets != self.tt.bucket_count() as u64 {
             let table = TranspositionTable::try_with_buckets(file.buckets).ok_or_else(|| {
                 format!(
@@ -302,17 +307,25 @@ impl Pool {
                     path.display()
                 )
             })?;
-            table.load(path, &file)?;
+            histories = table.load(path, &file)?;
             self.tt = Arc::new(table);
         } else {
-            self.tt.load(path, &file)?;
+            histories = self.tt.load(path, &file)?;
         }
+        let what = match histories {
+            // Checked with the file: loading them cannot fail.
+            Some(bytes) => match self.learned.load_bytes(&bytes) {
+                Ok(()) => " and the search's histories",
+                Err(_) => "",
+            },
+            None => " (a version 1 file: no histories)",
+        };
         let resized = if old_mb == self.tt.size_mb() {
             String::new()
         } else {
             format!("; Hash is now {} MB (was {old_mb})", self.tt.size_mb())
         };
-        Ok(format!("loaded the hash ({} MB) from '{}'{resized}", self.tt.size_mb(), path.display()))
+        Ok(format!("loaded the hash ({} MB){what} from '{}'{resized}", self.tt.size_mb(), path.display()))
     }
 
     /// New game: clear the table (unless `keep_table`), the shared histories and every
@@ -363,6 +376,7 @@ impl Pool {
         }
         self.shared.tb_hits.store(0, Ordering::Relaxed);
         self.tt.new_search();
+        self.tt.set_keep_deeper(limits.resume);
         let helpers = helpers_to_start(self.workers.len() - 1, self.shared.cores, &limits);
         let vote =
             helpers > 0 && limits.depth.is_none() && limits.multipv <= 1 && limits.search_moves.is_empty();

@@ -42,6 +42,7 @@ fn open(args: &ConnectArgs) -> Result<(TcpStream, BufReader<TcpStream>), String>
             }
         };
         let _ = stream.set_nodelay(true);
+        crate::serve::keep_alive(&stream);
         let mut writer = stream.try_clone().map_err(|e| e.to_string())?;
         writer
             .write_all(format!("auth {}\n", secret.as_str()).as_bytes())
@@ -76,22 +77,31 @@ pub fn run(args: &ConnectArgs) -> i32 {
     let (searching_in, quitting_in) = (Arc::clone(&searching), Arc::clone(&quitting));
     let closer = to_server.try_clone();
     let spawned = std::thread::Builder::new().name("lazuli-connect-in".into()).spawn(move || {
+        let mut sent_all = true;
         read_lines(std::io::stdin().lock(), MAX_LINE, |input| {
             let Input::Line(line) = input else {
                 tell("input line too long; not sent");
                 return true;
             };
-            let command = line.split_whitespace().next().unwrap_or_default();
-            if command == "go" {
+            let mut words = line.split_whitespace();
+            let command = words.next().unwrap_or_default();
+            // A `go perft` answers without a `bestmove`.
+            if command == "go" && words.next() != Some("perft") {
                 searching_in.store(true, Ordering::SeqCst);
             }
             if command == "quit" {
                 quitting_in.store(true, Ordering::SeqCst);
             }
-            to_server.write_all(format!("{line}\n").as_bytes()).is_ok()
+            if to_server.write_all(format!("{line}\n").as_bytes()).is_err() {
+                sent_all = false;
+            }
+            sent_all
         });
         // The GUI has gone (or said quit): the server ends the session when its input ends.
-        quitting_in.store(true, Ordering::SeqCst);
+        // A write that failed is the server's loss, told by the other thread.
+        if sent_all {
+            quitting_in.store(true, Ordering::SeqCst);
+        }
         if let Ok(s) = closer {
             let _ = s.shutdown(Shutdown::Write);
         }

@@ -48,6 +48,10 @@ pub const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "Load Hash", kind: OptionKind::Button },
     OptionSpec { name: "Never Clear Hash", kind: OptionKind::Check { default: false } },
     OptionSpec { name: "UCI_ShowWDL", kind: OptionKind::Check { default: false } },
+    // On: every search without a clock is an analysis, which resumes from the table.
+    OptionSpec { name: "UCI_AnalyseMode", kind: OptionKind::Check { default: false } },
+    // What the GUI says about the opponent; accepted and not used.
+    OptionSpec { name: "UCI_Opponent", kind: OptionKind::String { default: "" } },
     OptionSpec { name: "Debug Log File", kind: OptionKind::String { default: "" } },
     OptionSpec { name: "SyzygyPath", kind: OptionKind::String { default: "" } },
     // A network file; empty: the default evaluation (the embedded network if there is one).

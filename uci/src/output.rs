@@ -70,8 +70,11 @@ impl Output {
         if sink.closed {
             return;
         }
+        // One write for the whole text: a socket sends it as one packet, not the text and then
+        // its newline.
+        let whole = format!("{text}\n");
         let Sink { writer, .. } = &mut *sink;
-        if writeln!(writer, "{text}").and_then(|()| writer.flush()).is_err() {
+        if writer.write_all(whole.as_bytes()).and_then(|()| writer.flush()).is_err() {
             sink.closed = true;
             if let Some(hook) = sink.on_closed.take() {
                 hook();
@@ -199,6 +202,10 @@ impl Reporter for UciReporter {
             "info depth {depth} currmove {} currmovenumber {number}",
             mv.to_uci(self.style.chess960)
         ));
+    }
+
+    fn note(&self, text: &str) {
+        self.out.info_string(text);
     }
 }
 

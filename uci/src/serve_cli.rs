@@ -19,7 +19,7 @@ Read docs/serve.md before listening on anything but this machine: the traffic is
                          path without --allow-files)
   --max-connections N    connections served at once, the rest refused (default 4)
   --max-threads N        Threads a connection may set (default: the logical cores)
-  --max-hash MB          Hash a connection may set (default 4096)
+  --max-hash MB          Hash a connection may set, at least 16 (default 4096)
   --total-threads N      Threads of all connections together (default: the logical cores, or
                          --max-connections if more: each connection holds one from its start)
   --total-hash MB        Hash of all connections together (default 8192)
@@ -69,7 +69,7 @@ pub fn parse_serve(args: &[String]) -> Result<Config, String> {
             "--syzygy" => config.syzygy = Some(value.clone()),
             "--max-connections" => config.max_connections = number(flag, value, 1, 1024)? as usize,
             "--max-threads" => config.rules.max_threads = number(flag, value, 1, 1024)? as usize,
-            "--max-hash" => config.rules.max_hash_mb = number(flag, value, 1, 1 << 20)? as usize,
+            "--max-hash" => config.rules.max_hash_mb = number(flag, value, 16, 1 << 20)? as usize,
             "--total-threads" => total_threads = Some(number(flag, value, 1, 1 << 16)? as usize),
             "--total-hash" => config.rules.total_hash_mb = number(flag, value, 16, 1 << 24)? as usize,
             "--idle-timeout" => {

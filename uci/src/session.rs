@@ -40,6 +40,8 @@ pub struct Session {
     position_refused: bool,
     chess960: bool,
     show_wdl: bool,
+    /// `UCI_AnalyseMode`: searches without a clock are analyses (see `go`).
+    analyse_mode: bool,
     multipv: usize,
     move_overhead: Duration,
     /// Centipawns a draw is worth less than equality to the engine (`Contempt`).
@@ -114,6 +116,7 @@ impl Session {
             position_refused: false,
             chess960: false,
             show_wdl: false,
+            analyse_mode: false,
             multipv: 1,
             move_overhead: Duration::from_millis(10),
             contempt: 0,

@@ -716,9 +716,11 @@ fn a_save_hash_pressed_during_a_search_is_carried_out_when_it_ends_and_at_quit()
             let lines = engine.read_until("info string saved the hash", Duration::from_secs(10));
             assert!(lines.iter().any(|l| l.starts_with("bestmove")), "{lines:?}");
         }
+        // The header, the table, and the histories with their length.
+        let histories = engine::search::SharedHistories::BYTES as u64;
         assert_eq!(
             std::fs::metadata(&file).map(|m| m.len()).ok(),
-            Some(40 + 2 * (1 << 20)),
+            Some(40 + 2 * (1 << 20) + 8 + histories),
             "{quit_at_once}"
         );
     }

@@ -141,9 +141,12 @@ fn clear_hash_during_a_search_clears_after_it_in_order_with_save_hash() {
     engine.read_until("bestmove", Duration::from_secs(5));
     let saved = engine.sync();
     assert!(saved.iter().any(|l| l.contains("saved the hash")), "{saved:?}");
-    // The table was cleared, then saved: every entry after the header is empty.
+    // The table was cleared, then saved: every entry between the header and the histories (which
+    // `Clear Hash` keeps) is empty.
     let bytes = std::fs::read(&file).expect("the saved table");
-    let header = 40;
-    assert!(bytes.len() > header && bytes[header..].iter().all(|&b| b == 0), "the saved table holds entries");
+    let (header, histories) = (40, 8 + engine::search::SharedHistories::BYTES);
+    assert!(bytes.len() > header + histories, "{} bytes", bytes.len());
+    let table = &bytes[header..bytes.len() - histories];
+    assert!(table.iter().all(|&b| b == 0), "the saved table holds entries");
     let _ = std::fs::remove_dir_all(&root);
 }

@@ -65,6 +65,18 @@ impl Table {
     fn learned(&self) -> usize {
         self.0.iter().filter(|entry| entry.load(Ordering::Relaxed) != 0).count()
     }
+
+    const BYTES: usize = 2 * ENTRIES * 4;
+
+    fn write_to(&self, out: &mut Vec<u8>) {
+        out.extend(self.0.iter().flat_map(|entry| entry.load(Ordering::Relaxed).to_le_bytes()));
+    }
+
+    fn read_from(&self, bytes: &[u8]) {
+        for (entry, b) in self.0.iter().zip(bytes.chunks_exact(4)) {
+            entry.store(i32::from_le_bytes([b[0], b[1], b[2], b[3]]), Ordering::Relaxed);
+        }
+    }
 }
 
 pub struct CorrectionHistory {
@@ -87,6 +99,36 @@ impl CorrectionHistory {
     pub fn clear(&self) {
         self.pawn.clear();
         self.pieces.iter().for_each(Table::clear);
+    }
+
+    /// Bytes of `write_to`: the pawn table, then White's and Black's piece tables.
+    pub const BYTES: usize = 3 * Table::BYTES;
+
+    pub fn write_to(&self, out: &mut Vec<u8>) {
+        self.pawn.write_to(out);
+        self.pieces.iter().for_each(|t| t.write_to(out));
+    }
+
+    /// Whether `bytes` are `BYTES` of corrections a search can hold.
+    pub fn check(bytes: &[u8]) -> Result<(), String> {
+        if bytes.len() != Self::BYTES {
+            return Err(format!("correction history of {} bytes, expected {}", bytes.len(), Self::BYTES));
+        }
+        let limit = CORRECTION_MAX() * GRAIN;
+        let values = bytes.chunks_exact(4).map(|b| i32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+        match values.into_iter().find(|v| v.unsigned_abs() > limit.unsigned_abs()) {
+            Some(v) => Err(format!("correction history value {v}")),
+            None => Ok(()),
+        }
+    }
+
+    /// Replaces every entry with `bytes`, which `check` accepted.
+    pub fn read_from(&self, bytes: &[u8]) {
+        let (pawn, pieces) = bytes.split_at(Table::BYTES);
+        self.pawn.read_from(pawn);
+        for (table, part) in self.pieces.iter().zip(pieces.chunks_exact(Table::BYTES)) {
+            table.read_from(part);
+        }
     }
 
     /// How many entries hold a correction (for tests and diagnostics).

@@ -24,6 +24,10 @@ pub struct SearchResult {
     pub pv: Vec<Move>,
 }
 
+/// The shallowest table entry an analysis resumes from (below it, starting at depth 1 costs
+/// nothing worth saving).
+const RESUME_MIN_DEPTH: i32 = 6;
+
 /// Aspiration fail-high/low lines are only printed once the search has run this long.
 const BOUND_REPORT_DELAY: Duration = Duration::from_secs(3);
 
@@ -94,9 +98,21 @@ impl Searcher {
         let mut previous_scores = vec![0; multipv];
         let mut stability = 0;
         let mut previous_score = 0;
+        let first_depth = match self.resumable_depth(&root, limits, ctx) {
+            Some((depth, score)) => {
+                previous_scores.fill(score);
+                previous_score = score;
+                if let Some(reporter) = reporter {
+                    reporter
+                        .note(&format!("resuming the analysis at depth {depth}, the depth the table holds"));
+                }
+                depth.min(max_depth)
+            }
+            None => 1,
+        };
 
-        for depth in 1..=max_depth {
-            if self.variation.skips(depth) && depth < max_depth {
+        for depth in first_depth..=max_depth {
+            if self.variation.skips(depth) && depth < max_depth && depth > first_depth {
                 continue;
             }
             self.root_depth = depth;
@@ -163,6 +179,26 @@ impl Searcher {
         result.score = self.tb_root_score(result.score);
         result.ponder_move = self.ponder_move(&mut board, ctx, &result.pv);
         result
+    }
+
+    /// Where an analysis can start instead of depth 1, and the score to centre its window on:
+    /// the depth of the table's entry for the root (exact, or the bound an interrupted
+    /// iteration left), when its move is one this search may play and the position is not one
+    /// the tablebases decided.
+    fn resumable_depth(
+        &self,
+        root: &crate::board::Position,
+        limits: &Limits,
+        ctx: &SharedState<'_>,
+    ) -> Option<(i32, i32)> {
+        if !limits.resume || self.root_tb.is_some() {
+            return None;
+        }
+        let entry = ctx.tt.probe(root.key(), 0)?;
+        let usable = entry.bound != crate::tt::BOUND_NONE
+            && entry.depth >= RESUME_MIN_DEPTH
+            && self.root_moves.iter().any(|r| r.mv == entry.mv);
+        usable.then_some((entry.depth, entry.score))
     }
 
     /// One root search at `depth`, widening the window around `previous` until the score falls

@@ -55,6 +55,35 @@ impl ContinuationHistory {
         self.0.iter().filter(|entry| entry.load(Ordering::Relaxed) != 0).count()
     }
 
+    /// Bytes of `write_to`: every entry, little-endian.
+    pub const BYTES: usize = PIECE_TO * PIECE_TO * 2;
+
+    pub fn write_to(&self, out: &mut Vec<u8>) {
+        out.extend(self.0.iter().flat_map(|entry| entry.load(Ordering::Relaxed).to_le_bytes()));
+    }
+
+    /// Whether `bytes` are `BYTES` of entries a search can hold.
+    pub fn check(bytes: &[u8]) -> Result<(), String> {
+        if bytes.len() != Self::BYTES {
+            return Err(format!("continuation history of {} bytes, expected {}", bytes.len(), Self::BYTES));
+        }
+        match bytes
+            .chunks_exact(2)
+            .map(|b| i16::from_le_bytes([b[0], b[1]]))
+            .find(|v| i32::from(*v).abs() > HISTORY_MAX)
+        {
+            Some(v) => Err(format!("continuation history value {v}")),
+            None => Ok(()),
+        }
+    }
+
+    /// Replaces every entry with `bytes`, which `check` accepted.
+    pub fn read_from(&self, bytes: &[u8]) {
+        for (entry, b) in self.0.iter().zip(bytes.chunks_exact(2)) {
+            entry.store(i16::from_le_bytes([b[0], b[1]]), Ordering::Relaxed);
+        }
+    }
+
     #[inline]
     fn entry(&self, key: ContKey, piece: Piece, mv: Move) -> &AtomicI16 {
         &self.0[key.index() * PIECE_TO + piece.index() * 64 + mv.to().index()]

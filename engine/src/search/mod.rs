@@ -58,6 +58,37 @@ impl SharedHistories {
         self.correction.clear();
         self.continuation.clear();
     }
+
+    /// Bytes of `to_bytes`.
+    pub const BYTES: usize = ContinuationHistory::BYTES + CorrectionHistory::BYTES;
+
+    /// What the tables learned, for a hash file (`tt::persist`): the continuation history,
+    /// then the correction history.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(Self::BYTES);
+        self.continuation.write_to(&mut out);
+        self.correction.write_to(&mut out);
+        out
+    }
+
+    /// Whether `bytes` could have come from `to_bytes`.
+    pub fn check_bytes(bytes: &[u8]) -> Result<(), String> {
+        if bytes.len() != Self::BYTES {
+            return Err(format!("histories of {} bytes, this build keeps {}", bytes.len(), Self::BYTES));
+        }
+        let (continuation, correction) = bytes.split_at(ContinuationHistory::BYTES);
+        ContinuationHistory::check(continuation)?;
+        CorrectionHistory::check(correction)
+    }
+
+    /// Replaces what the tables hold with `bytes`, if `check_bytes` accepts them.
+    pub fn load_bytes(&self, bytes: &[u8]) -> Result<(), String> {
+        Self::check_bytes(bytes)?;
+        let (continuation, correction) = bytes.split_at(ContinuationHistory::BYTES);
+        self.continuation.read_from(continuation);
+        self.correction.read_from(correction);
+        Ok(())
+    }
 }
 
 /// What ends a search. Time limits are measured from `start`.
@@ -86,6 +117,9 @@ pub struct Limits {
     /// Centipawns a draw is worth less than equality to the side to move at the root (and more
     /// to its opponent): positive values make the engine avoid draws, negative seek them.
     pub contempt: i32,
+    /// An analysis: when the table holds the root from an earlier search (of this process or
+    /// a loaded file), iterative deepening starts at that entry's depth instead of 1.
+    pub resume: bool,
 }
 
 impl Default for Limits {
@@ -103,6 +137,7 @@ impl Default for Limits {
             search_moves: Vec::new(),
             multipv: 1,
             contempt: 0,
+            resume: false,
         }
     }
 }
@@ -197,6 +232,8 @@ pub trait Reporter: Sync {
     fn info(&self, info: &SearchInfo);
     /// The root move being searched, sent only after the search has run for a while.
     fn current_move(&self, _depth: i32, _mv: Move, _number: usize) {}
+    /// A remark for the user (an `info string` over UCI).
+    fn note(&self, _text: &str) {}
 }
 
 /// A reporter that discards everything (bench, tests).

@@ -36,7 +36,7 @@ pub use persist::TableFile;
 
 use crate::board::Move;
 use memory::ZeroedSlice;
-use std::sync::atomic::{AtomicU16, AtomicU64, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU64, AtomicU8, Ordering};
 
 pub const BOUND_NONE: u8 = 0;
 pub const BOUND_UPPER: u8 = 1;
@@ -117,6 +117,8 @@ const DEPTH_OFFSET: i32 = 8;
 pub struct TranspositionTable {
     buckets: ZeroedSlice<Bucket>,
     generation: AtomicU8,
+    /// An analysis runs: a position's entry is never replaced by a shallower one.
+    keep_deeper: AtomicBool,
 }
 
 impl TranspositionTable {
@@ -129,7 +131,11 @@ impl TranspositionTable {
     /// A table of about `mb` megabytes, or `None` when the memory cannot be allocated.
     pub fn try_new(mb: usize) -> Option<TranspositionTable> {
         let buckets = ZeroedSlice::new(Self::buckets_for(mb))?;
-        Some(TranspositionTable { buckets, generation: AtomicU8::new(0) })
+        Some(TranspositionTable {
+            buckets,
+            generation: AtomicU8::new(0),
+            keep_deeper: AtomicBool::new(false),
+        })
     }
 
     fn buckets_for(mb: usize) -> usize {
@@ -159,6 +165,14 @@ impl TranspositionTable {
     pub fn clear_resident(&self, threads: usize) {
         write_zeros(&self.buckets, threads);
         self.generation.store(0, Ordering::Relaxed);
+    }
+
+    /// For an analysis (`on`), a position's entry is kept against every shallower result, of
+    /// whatever search or bound, and counts as the current search's: an analysis resumed from
+    /// the table at its depth would otherwise overwrite the deep entries it resumes from as it
+    /// goes. Games keep the usual rule (`store`).
+    pub fn set_keep_deeper(&self, on: bool) {
+        self.keep_deeper.store(on, Ordering::Relaxed);
     }
 
     /// Start a new search: entries from earlier searches become preferred victims.
@@ -236,6 +250,14 @@ impl TranspositionTable {
         }
 
         let mut mv = mv;
+        if let Some(old) = old.filter(|old| old.depth > depth && self.keep_deeper.load(Ordering::Relaxed)) {
+            if old.generation != generation {
+                let (word, eval) = TtEntry { generation, ..old }.pack(check);
+                bucket.evals[victim].store(eval, Ordering::Relaxed);
+                bucket.words[victim].store(word, Ordering::Relaxed);
+            }
+            return;
+        }
         if let Some(old) = old {
             // Keep a deeper result from this search unless the new one is exact.
             if bound != BOUND_EXACT && old.generation == generation && depth + 2 * pv as i32 + 4 <= old.depth
@@ -356,6 +378,30 @@ mod tests {
         // The same evaluation again: the entry is whole.
         bucket.evals[slot].store(25, Ordering::Relaxed);
         assert_eq!(tt.probe(7, 0).map(|e| (e.mv, e.eval)), Some((some_move(), 25)));
+    }
+
+    #[test]
+    fn an_analysis_keeps_a_deeper_entry_against_every_shallower_result() {
+        let other = Move::new(Square::new(6), Square::new(21), 0);
+        for keep in [false, true] {
+            let tt = TranspositionTable::new(1);
+            tt.store(99, 0, some_move(), 40, 5, 20, BOUND_EXACT, true);
+            // A later search (a loaded file's, or the one before in this process).
+            tt.new_search();
+            tt.set_keep_deeper(keep);
+            tt.store(99, 0, other, -15, 5, 6, BOUND_EXACT, true);
+            let entry = tt.probe(99, 0).expect("stored");
+            if keep {
+                assert_eq!((entry.mv, entry.score, entry.depth), (some_move(), 40, 20));
+                // It now counts as this search's: a new entry elsewhere does not age it out.
+                assert_eq!(entry.generation, tt.generation.load(Ordering::Relaxed));
+                // A deeper result replaces it as always.
+                tt.store(99, 0, other, -15, 5, 21, BOUND_LOWER, true);
+                assert_eq!(tt.probe(99, 0).map(|e| (e.mv, e.depth)), Some((other, 21)));
+            } else {
+                assert_eq!((entry.mv, entry.score, entry.depth), (other, -15, 6), "games replace as before");
+            }
+        }
     }
 
     /// Keys that share a bucket (the same high bits) and differ in their check bits.

@@ -4,13 +4,18 @@
 //! | offset | size | field |
 //! | --- | --- | --- |
 //! | 0 | 4 | magic `LZTT` |
-//! | 4 | 4 | u32 version, 1 |
+//! | 4 | 4 | u32 version, 2 (1: the same without the histories) |
 //! | 8 | 4 | u32 bytes per bucket, 64 |
 //! | 12 | 4 | u32 entries per bucket, 6 |
 //! | 16 | 8 | u64 bucket count |
 //! | 24 | 1 | u8 generation, then 7 zero bytes |
 //! | 32 | 8 | u64 checksum of everything after the header |
 //! | 40 | 64 per bucket | the six entry words (u64), the six evaluations (u16), 4 zero bytes |
+//! | after the buckets | 8 | u64 length of the histories (version 2 only) |
+//! | then | that length | what the search's shared histories learned (`SharedHistories::to_bytes`: continuation, then correction history), or nothing |
+//!
+//! The checksum covers the buckets and, in version 2, the histories' length and bytes. A
+//! version 1 file still loads its table; it holds no histories.
 //!
 //! A save goes to a temporary file beside the target that is renamed over it only once it is
 //! complete, so an interrupted save never leaves a damaged file under the real name. A load
@@ -20,12 +25,13 @@
 
 use super::{Bucket, TranspositionTable, TtEntry, ENTRIES_PER_BUCKET};
 use crate::search::score::{INFINITY, MATE, MATE_BOUND, MAX_PLY};
+use crate::search::SharedHistories;
 use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 
 const MAGIC: &[u8; 4] = b"LZTT";
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
 const HEADER_BYTES: u64 = 40;
 const BUCKET_BYTES: usize = 64;
 /// Buckets per read or write.
@@ -39,6 +45,9 @@ pub struct TableFile {
     pub buckets: u64,
     pub generation: u8,
     checksum: u64,
+    pub version: u32,
+    /// Bytes of the histories section (0 in version 1).
+    pub history_bytes: u64,
 }
 
 impl TableFile {
@@ -61,6 +70,17 @@ impl Checksum {
         for word in bytes.chunks_exact(8) {
             let word = u64::from_le_bytes(word.try_into().expect("8 bytes"));
             self.0 = (self.0.rotate_left(23) ^ word).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        }
+    }
+
+    /// `add`, with the last partial word (if any) padded with zeros.
+    fn add_tail(&mut self, bytes: &[u8]) {
+        let whole = bytes.len() / 8 * 8;
+        self.add(&bytes[..whole]);
+        if whole < bytes.len() {
+            let mut last = [0u8; 8];
+            last[..bytes.len() - whole].copy_from_slice(&bytes[whole..]);
+            self.add(&last);
         }
     }
 }
@@ -112,8 +132,9 @@ fn invalid_entry(bytes: &[u8]) -> Option<String> {
 }
 
 impl TranspositionTable {
-    /// Writes the table to `writer` in the file format above (`writer` must be at its start).
-    pub fn save_to(&self, writer: &mut (impl Write + Seek)) -> std::io::Result<()> {
+    /// Writes the table and `histories` to `writer` in the file format above (`writer` must be
+    /// at its start).
+    pub fn save_to(&self, writer: &mut (impl Write + Seek), histories: &[u8]) -> std::io::Result<()> {
         let mut header = Vec::with_capacity(HEADER_BYTES as usize);
         header.extend_from_slice(MAGIC);
         header.extend_from_slice(&VERSION.to_le_bytes());
@@ -134,17 +155,22 @@ impl TranspositionTable {
             checksum.add(bytes);
             writer.write_all(bytes)?;
         }
+        let length = (histories.len() as u64).to_le_bytes();
+        checksum.add(&length);
+        checksum.add_tail(histories);
+        writer.write_all(&length)?;
+        writer.write_all(histories)?;
         writer.seek(SeekFrom::Start(HEADER_BYTES - 8))?;
         writer.write_all(&checksum.0.to_le_bytes())?;
         writer.flush()
     }
 
-    /// Saves the table to `path` through a temporary file renamed over it when complete.
-    /// Returns the bytes written. On any error the temporary file is removed and a file
-    /// already at `path` is left as it was.
-    pub fn save(&self, path: &Path) -> Result<u64, String> {
-        replace_file(path, |file| self.save_to(file))?;
-        Ok(HEADER_BYTES + (self.buckets.len() * BUCKET_BYTES) as u64)
+    /// Saves the table and `histories` to `path` through a temporary file renamed over it
+    /// when complete. Returns the bytes written. On any error the temporary file is removed and
+    /// a file already at `path` is left as it was.
+    pub fn save(&self, path: &Path, histories: &[u8]) -> Result<u64, String> {
+        replace_file(path, |file| self.save_to(file, histories))?;
+        Ok(HEADER_BYTES + (self.buckets.len() * BUCKET_BYTES) as u64 + 8 + histories.len() as u64)
     }
 
     /// Reads and checks the whole file at `path` (header, length, checksum) without touching
@@ -172,8 +198,12 @@ impl TranspositionTable {
             }
             left -= (bytes.len() / BUCKET_BYTES) as u64;
         }
+        let histories = read_histories(&mut reader, &header, &mut checksum).map_err(fail)?;
         if checksum.0 != header.checksum {
             return Err(fail("the checksum does not match: the file is corrupt".to_string()));
+        }
+        if let Some(histories) = &histories {
+            SharedHistories::check_bytes(histories).map_err(|e| fail(format!("{e}: the file is damaged")))?;
         }
         // The checksum finds accidents; a file written by something else can still hold
         // entries no search makes (a score beyond a mate would loop the aspiration windows).
@@ -184,9 +214,9 @@ impl TranspositionTable {
     }
 
     /// Loads a file that `check_file` accepted into this table, which must have the file's
-    /// bucket count. If the file changed since it was checked, the table is cleared and the
-    /// error says so.
-    pub fn load(&self, path: &Path, expected: &TableFile) -> Result<(), String> {
+    /// bucket count, and returns the histories it holds (none in a version 1 file). If the
+    /// file changed since it was checked, the table is cleared and the error says so.
+    pub fn load(&self, path: &Path, expected: &TableFile) -> Result<Option<Vec<u8>>, String> {
         let fail = |what: String| format!("cannot load the hash from '{}': {what}", path.display());
         if expected.buckets != self.buckets.len() as u64 {
             return Err(fail(format!(
@@ -195,7 +225,7 @@ impl TranspositionTable {
                 self.buckets.len()
             )));
         }
-        let loaded = (|| -> Result<(), String> {
+        let loaded = (|| -> Result<Option<Vec<u8>>, String> {
             let file = crate::files::open_regular(path).map_err(|e| e.to_string())?;
             let length = file.metadata().map_err(|e| e.to_string())?.len();
             let mut reader = BufReader::with_capacity(1 << 20, file);
@@ -212,6 +242,7 @@ impl TranspositionTable {
                     decode_bucket(data, bucket);
                 }
             }
+            let histories = read_histories(&mut reader, expected, &mut checksum)?;
             if checksum.0 != expected.checksum {
                 return Err("the file changed while it was loaded".to_string());
             }
@@ -220,7 +251,7 @@ impl TranspositionTable {
             // overwritten by the shallow results of the first iterations.
             let behind = (expected.generation + super::GENERATION_CYCLE - 1) % super::GENERATION_CYCLE;
             self.generation.store(behind, Ordering::Relaxed);
-            Ok(())
+            Ok(histories)
         })();
         loaded.map_err(|e| {
             self.clear(1);
@@ -233,7 +264,11 @@ impl TranspositionTable {
     pub fn try_with_buckets(buckets: u64) -> Option<TranspositionTable> {
         let buckets = usize::try_from(buckets).ok()?;
         let buckets = super::memory::ZeroedSlice::new(buckets)?;
-        Some(TranspositionTable { buckets, generation: std::sync::atomic::AtomicU8::new(0) })
+        Some(TranspositionTable {
+            buckets,
+            generation: std::sync::atomic::AtomicU8::new(0),
+            keep_deeper: Default::default(),
+        })
     }
 }
 
@@ -248,8 +283,9 @@ fn read_header(reader: &mut impl Read, length: u64) -> Result<TableFile, String>
     if &header[0..4] != MAGIC {
         return Err("not a Lazuli hash file (wrong magic)".to_string());
     }
-    if u32_at(4) != VERSION {
-        return Err(format!("hash file version {}, this build reads version {VERSION}", u32_at(4)));
+    let version = u32_at(4);
+    if !(1..=VERSION).contains(&version) {
+        return Err(format!("hash file version {version}, this build reads versions 1 to {VERSION}"));
     }
     if u32_at(8) != BUCKET_BYTES as u32 || u32_at(12) != ENTRIES_PER_BUCKET as u32 {
         return Err(format!(
@@ -259,8 +295,18 @@ fn read_header(reader: &mut impl Read, length: u64) -> Result<TableFile, String>
         ));
     }
     let buckets = u64_at(16);
-    let expected = buckets.checked_mul(BUCKET_BYTES as u64).and_then(|b| b.checked_add(HEADER_BYTES));
-    if buckets == 0 || expected != Some(length) {
+    let table_end = buckets.checked_mul(BUCKET_BYTES as u64).and_then(|b| b.checked_add(HEADER_BYTES));
+    // Version 2: the histories' length follows the buckets.
+    let history_bytes = match (version, table_end) {
+        (1, _) | (_, None) => 0,
+        (_, Some(end)) => length.saturating_sub(end).saturating_sub(8),
+    };
+    let expected =
+        table_end.and_then(|end| if version == 1 { Some(end) } else { end.checked_add(8 + history_bytes) });
+    if buckets == 0
+        || expected != Some(length)
+        || (version > 1 && table_end.is_some_and(|end| length < end + 8))
+    {
         return Err(format!(
             "the header announces {buckets} buckets ({} bytes), the file has {length} bytes: it is truncated or damaged",
             expected.map_or("too many".to_string(), |e| e.to_string())
@@ -270,7 +316,40 @@ fn read_header(reader: &mut impl Read, length: u64) -> Result<TableFile, String>
     if generation >= super::GENERATION_CYCLE || header[25..32].iter().any(|&b| b != 0) {
         return Err("damaged header (generation field)".to_string());
     }
-    Ok(TableFile { buckets, generation, checksum: u64_at(32) })
+    Ok(TableFile { buckets, generation, checksum: u64_at(32), version, history_bytes })
+}
+
+/// The histories after the buckets: their length (which must match the header's count, and
+/// this build's size unless empty) and bytes, added to `checksum`. `None` for a version 1 file
+/// or an empty section.
+fn read_histories(
+    reader: &mut impl Read,
+    file: &TableFile,
+    checksum: &mut Checksum,
+) -> Result<Option<Vec<u8>>, String> {
+    if file.version < 2 {
+        return Ok(None);
+    }
+    let mut length = [0u8; 8];
+    reader.read_exact(&mut length).map_err(|e| e.to_string())?;
+    checksum.add(&length);
+    if u64::from_le_bytes(length) != file.history_bytes {
+        return Err("the histories' length does not match the file's: it is truncated or damaged".to_string());
+    }
+    if file.history_bytes == 0 {
+        return Ok(None);
+    }
+    if file.history_bytes != SharedHistories::BYTES as u64 {
+        return Err(format!(
+            "it holds {} bytes of histories, this build keeps {}",
+            file.history_bytes,
+            SharedHistories::BYTES
+        ));
+    }
+    let mut bytes = vec![0u8; SharedHistories::BYTES];
+    reader.read_exact(&mut bytes).map_err(|e| e.to_string())?;
+    checksum.add_tail(&bytes);
+    Ok(Some(bytes))
 }
 
 /// Writes a file at `path` through `write` into a temporary file beside it, renamed over `path`

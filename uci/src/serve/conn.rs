@@ -1,6 +1,6 @@
 //! One client on plain TCP: `auth <secret>` as its first line, then UCI lines both ways.
 
-use super::{refuse, Server, FAILED_AUTH_DELAY, POLL};
+use super::{refuse, Server, Slot, FAILED_AUTH_DELAY, POLL};
 use crate::output::Output;
 use crate::protocol::{read_lines, run_session, Input, INBOX_LINES};
 use crossbeam_channel::bounded;
@@ -18,10 +18,9 @@ enum AuthFailure {
     Gone(&'static str),
 }
 
-/// Reads the first line within `timeout`, a few bytes at a time, and returns it with the
+/// Reads the first line before `deadline`, a few bytes at a time, and returns it with the
 /// bytes that came after it.
-fn read_auth_line(mut stream: &TcpStream, timeout: Duration) -> Result<(String, Vec<u8>), AuthFailure> {
-    let deadline = Instant::now() + timeout;
+fn read_auth_line(mut stream: &TcpStream, deadline: Instant) -> Result<(String, Vec<u8>), AuthFailure> {
     let mut line = Vec::new();
     let mut chunk = [0u8; 256];
     loop {
@@ -52,8 +51,8 @@ fn read_auth_line(mut stream: &TcpStream, timeout: Duration) -> Result<(String, 
     }
 }
 
-pub(super) fn serve(stream: TcpStream, server: &Server, who: &str) {
-    let (first, rest) = match read_auth_line(&stream, server.limits.auth_timeout) {
+pub(super) fn serve(stream: TcpStream, server: &Server, who: &str, deadline: Instant, waiting: Slot<'_>) {
+    let (first, rest) = match read_auth_line(&stream, deadline) {
         Ok(got) => got,
         Err(AuthFailure::Gone(why)) => {
             tracing::warn!("{who}: refused: {why}");
@@ -70,6 +69,11 @@ pub(super) fn serve(stream: TcpStream, server: &Server, who: &str) {
         std::thread::sleep(FAILED_AUTH_DELAY);
         return;
     }
+    drop(waiting);
+    let Some(_served) = server.serve_slot() else {
+        refuse(&stream, who, &format!("the server takes at most {} connections", server.slots.max_served));
+        return;
+    };
     let Some(gate) = server.budget.admit() else {
         refuse(&stream, who, "the server's threads and hash are all in use");
         return;

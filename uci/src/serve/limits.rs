@@ -10,8 +10,9 @@ use std::sync::Arc;
 /// Options that read or write files on the server.
 pub const FILE_OPTIONS: [&str; 6] =
     ["Hash File", "Save Hash", "Load Hash", "EvalFile", "SyzygyPath", "Debug Log File"];
-/// Options whose effect is process-wide: the evaluation every connection's searches use.
-pub const SHARED_OPTIONS: [&str; 2] = ["EvalFile", "Use NNUE"];
+/// Options whose effect is process-wide: the evaluation every connection's searches use, and
+/// the debug log, which records every connection's lines.
+pub const SHARED_OPTIONS: [&str; 3] = ["EvalFile", "Use NNUE", "Debug Log File"];
 
 /// The operator's limits.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -53,7 +54,8 @@ impl Budget {
         }
         used.0 += START_THREADS;
         used.1 += START_HASH_MB;
-        Some(RemoteGate { budget: Arc::clone(self), threads: START_THREADS, hash_mb: START_HASH_MB })
+        let start = [START_THREADS, START_HASH_MB];
+        Some(RemoteGate { budget: Arc::clone(self), applied: start, wanted: start })
     }
 
     /// Threads and megabytes held now.
@@ -62,18 +64,26 @@ impl Budget {
     }
 }
 
-/// One connection's share of the budget and its view of the rules.
+/// One connection's share of the budget and its view of the rules. For each resource it holds
+/// the larger of what the pool has (`applied`) and what the client last asked for: a value
+/// lowered during a search is given back only once the pool has shrunk.
 pub struct RemoteGate {
     budget: Arc<Budget>,
-    threads: usize,
-    hash_mb: usize,
+    /// Threads, then MB: what the pool has, and what was last accepted.
+    applied: [usize; 2],
+    wanted: [usize; 2],
 }
 
 impl RemoteGate {
-    /// Moves this connection's holding of one resource from `held` to `wanted`.
-    fn take(&mut self, threads: bool, wanted: usize) -> Result<(), String> {
+    fn held(&self, which: usize) -> usize {
+        self.applied[which].max(self.wanted[which])
+    }
+
+    /// Moves this connection's holding of one resource (0 threads, 1 MB) so that it covers
+    /// `wanted`.
+    fn take(&mut self, which: usize, wanted: usize) -> Result<(), String> {
         let rules = &self.budget.rules;
-        let (cap, total, unit) = if threads {
+        let (cap, total, unit) = if which == 0 {
             (rules.max_threads, rules.total_threads, "threads")
         } else {
             (rules.max_hash_mb, rules.total_hash_mb, "MB")
@@ -82,14 +92,14 @@ impl RemoteGate {
             return Err(format!("at most {cap} {unit} a connection on this server"));
         }
         let mut used = self.budget.used.lock();
-        let (in_use, held) =
-            if threads { (&mut used.0, &mut self.threads) } else { (&mut used.1, &mut self.hash_mb) };
-        let others = *in_use - *held;
-        if others + wanted > total {
+        let in_use = if which == 0 { &mut used.0 } else { &mut used.1 };
+        let others = *in_use - self.held(which);
+        let holding = self.applied[which].max(wanted);
+        if others + holding > total {
             return Err(format!("the server has {} {unit} free for this connection", total - others));
         }
-        *in_use = others + wanted;
-        *held = wanted;
+        *in_use = others + holding;
+        self.wanted[which] = wanted;
         Ok(())
     }
 }
@@ -109,8 +119,8 @@ impl Gate for RemoteGate {
             );
         }
         match (name, value) {
-            ("Threads", OptionValue::Spin(n)) => self.take(true, *n as usize),
-            ("Hash", OptionValue::Spin(mb)) => self.take(false, *mb as usize),
+            ("Threads", OptionValue::Spin(n)) => self.take(0, *n as usize),
+            ("Hash", OptionValue::Spin(mb)) => self.take(1, *mb as usize),
             _ => Ok(()),
         }
     }
@@ -130,13 +140,30 @@ impl Gate for RemoteGate {
     fn max_bench_depth(&self) -> i32 {
         self.budget.rules.max_bench_depth
     }
+
+    fn max_loaded_hash_mb(&self) -> usize {
+        let rules = &self.budget.rules;
+        let others = self.budget.used.lock().1 - self.held(1);
+        rules.max_hash_mb.min(rules.total_hash_mb.saturating_sub(others))
+    }
+
+    fn applied(&mut self, threads: usize, hash_mb: usize) {
+        let mut used = self.budget.used.lock();
+        let before = (self.held(0), self.held(1));
+        self.applied = [threads, hash_mb];
+        // What the pool has now is what the client asked for (or a loaded table's size).
+        self.wanted = [threads, hash_mb];
+        used.0 = used.0 - before.0 + threads;
+        used.1 = used.1 - before.1 + hash_mb;
+    }
 }
 
 impl Drop for RemoteGate {
     fn drop(&mut self) {
+        let (threads, mb) = (self.held(0), self.held(1));
         let mut used = self.budget.used.lock();
-        used.0 -= self.threads;
-        used.1 -= self.hash_mb;
+        used.0 -= threads;
+        used.1 -= mb;
     }
 }
 
@@ -165,17 +192,34 @@ mod tests {
         assert_eq!(budget.used(), (2, 32));
         assert!(a.check_option("Threads", &OptionValue::Spin(5)).unwrap_err().contains("at most 4"));
         a.check_option("Threads", &OptionValue::Spin(4)).unwrap();
+        a.applied(4, 16);
         assert_eq!(budget.used(), (5, 32));
         // b holds 1; 2 more would make 7 > 6.
         assert!(b.check_option("Threads", &OptionValue::Spin(3)).unwrap_err().contains("2 threads free"));
         b.check_option("Threads", &OptionValue::Spin(2)).unwrap();
+        b.applied(2, 16);
         a.check_option("Hash", &OptionValue::Spin(256)).unwrap();
+        a.applied(4, 256);
+        assert_eq!(budget.used(), (6, 272));
         assert!(b.check_option("Hash", &OptionValue::Spin(100)).unwrap_err().contains("44 MB free"));
-        // Lowering gives back.
+        // Lowering gives back only once the pool has shrunk: a search may still run on them.
         a.check_option("Threads", &OptionValue::Spin(1)).unwrap();
+        assert_eq!(budget.used(), (6, 272));
+        assert!(b.check_option("Threads", &OptionValue::Spin(3)).is_err());
+        a.applied(1, 256);
         assert_eq!(budget.used(), (3, 272));
+        b.check_option("Threads", &OptionValue::Spin(3)).unwrap();
+        b.applied(3, 16);
+        // A loaded table may fill what is left of the total, within the cap.
+        assert_eq!(b.max_loaded_hash_mb(), 300 - 256);
+        b.applied(3, 40);
+        assert_eq!(budget.used(), (4, 296));
+        b.check_option("Threads", &OptionValue::Spin(1)).unwrap();
+        assert_eq!(budget.used(), (4, 296));
+        b.applied(1, 40);
+        assert_eq!(budget.used(), (2, 296));
         drop(a);
-        assert_eq!(budget.used(), (2, 16));
+        assert_eq!(budget.used(), (1, 40));
         drop(b);
         assert_eq!(budget.used(), (0, 0));
     }
@@ -202,6 +246,7 @@ mod tests {
             .check_option("Use NNUE", &OptionValue::Check(false))
             .unwrap_err()
             .contains("every connection"));
+        assert!(gate.check_option("Debug Log File", &OptionValue::String(String::new())).is_err());
         assert!(gate.check_option("MultiPV", &OptionValue::Spin(3)).is_ok());
         let open = Budget::new(Rules { allow_files: true, single_connection: true, ..rules() });
         let mut gate = open.admit().unwrap();

@@ -66,8 +66,8 @@ impl Config {
                 total_hash_mb: 8192,
                 allow_files: false,
                 single_connection: false,
-                max_perft_depth: 7,
-                max_bench_depth: 16,
+                max_perft_depth: 6,
+                max_bench_depth: 13,
             },
             limits: InputLimits {
                 max_line: 256 << 10,
@@ -85,9 +85,51 @@ pub(super) struct Server {
     budget: Arc<Budget>,
     limits: InputLimits,
     syzygy: Option<String>,
+    slots: Slots,
+    single_connection: bool,
+}
+
+/// Connections being served, and connections still to show their secret: counted apart, so
+/// that clients without the secret cannot take the served ones' places.
+struct Slots {
+    served: AtomicUsize,
+    max_served: usize,
+    waiting: AtomicUsize,
+}
+
+/// Connections at once that have not yet sent their secret.
+const MAX_WAITING: usize = 32;
+
+/// A place among the served or the waiting connections, given back when dropped.
+struct Slot<'a>(&'a AtomicUsize);
+
+impl Drop for Slot<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+fn take_slot(counter: &AtomicUsize, max: usize) -> Option<Slot<'_>> {
+    counter
+        .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| (n < max).then_some(n + 1))
+        .ok()
+        .map(|_| Slot(counter))
 }
 
 impl Server {
+    /// A place among the served connections, for a client that showed the secret.
+    fn serve_slot(&self) -> Option<Slot<'_>> {
+        take_slot(&self.slots.served, self.slots.max_served)
+    }
+
+    /// After a session ends: with a single connection allowed, a client may have changed the
+    /// process-wide evaluation (`EvalFile`, `Use NNUE`); the next one starts with the default.
+    fn session_ended(&self) {
+        if self.single_connection {
+            engine::nnue::set_active(engine::nnue::default_network());
+        }
+    }
+
     /// A new client's session: the operator's settings, then the client's limits.
     fn session(&self, out: Output, gate: limits::RemoteGate) -> Session {
         let mut session = Session::new(out);
@@ -99,7 +141,7 @@ impl Server {
     }
 }
 
-/// Tells a client why it is not served, in one line, and closes.
+/// Tells a client that showed the secret why it is not served, in one line, and closes.
 fn refuse(stream: &TcpStream, who: &str, why: &str) {
     tracing::warn!("{who}: refused: {why}");
     let _ = stream.set_write_timeout(Some(Duration::from_secs(1)));
@@ -119,9 +161,10 @@ pub fn run(config: Config) -> Result<(), String> {
     let address = listener.local_addr().map_err(|e| e.to_string())?;
     let mut rules = config.rules.clone();
     rules.single_connection = config.max_connections == 1;
-    if let Some(path) = &config.syzygy {
-        if !std::path::Path::new(path).is_dir() {
-            return Err(format!("--syzygy {path}: not a directory"));
+    if let Some(paths) = &config.syzygy {
+        let separator = if cfg!(windows) { ';' } else { ':' };
+        if let Some(bad) = paths.split(separator).find(|p| !std::path::Path::new(p).is_dir()) {
+            return Err(format!("--syzygy {paths}: '{bad}' is not a directory"));
         }
     }
     let server = Arc::new(Server {
@@ -129,6 +172,12 @@ pub fn run(config: Config) -> Result<(), String> {
         budget: Budget::new(rules),
         limits: config.limits.clone(),
         syzygy: config.syzygy.clone(),
+        slots: Slots {
+            served: AtomicUsize::new(0),
+            max_served: config.max_connections,
+            waiting: AtomicUsize::new(0),
+        },
+        single_connection: config.max_connections == 1,
     });
     crate::outln!("listening on {address}");
     if config.secret_file.is_none() {
@@ -140,7 +189,6 @@ pub fn run(config: Config) -> Result<(), String> {
     if !address.ip().is_loopback() {
         tracing::warn!("listening on {address}, reachable from other machines: see docs/serve.md");
     }
-    let active = Arc::new(AtomicUsize::new(0));
     let next = AtomicU64::new(1);
     for stream in listener.incoming() {
         let stream = match stream {
@@ -157,36 +205,46 @@ pub fn run(config: Config) -> Result<(), String> {
             Ok(peer) => format!("connection {id} from {peer}"),
             Err(_) => format!("connection {id}"),
         };
-        if active.fetch_add(1, Ordering::SeqCst) >= config.max_connections {
-            active.fetch_sub(1, Ordering::SeqCst);
-            refuse(
-                &stream,
-                &who,
-                &format!("the server takes at most {} connections", config.max_connections),
-            );
+        if server.slots.waiting.load(Ordering::SeqCst) >= MAX_WAITING {
+            tracing::warn!("{who}: refused: {MAX_WAITING} connections are already waiting to authenticate");
             continue;
         }
         let _ = stream.set_nodelay(true);
-        let (server, active_here) = (Arc::clone(&server), Arc::clone(&active));
+        keep_alive(&stream);
+        let server_here = Arc::clone(&server);
+        server.slots.waiting.fetch_add(1, Ordering::SeqCst);
         let spawned = std::thread::Builder::new().name(format!("lazuli-serve-{id}")).spawn(move || {
-            serve_connection(stream, &server, &who);
-            active_here.fetch_sub(1, Ordering::SeqCst);
+            let waiting = Slot(&server_here.slots.waiting);
+            serve_connection(stream, &server_here, &who, waiting);
         });
         if let Err(e) = spawned {
-            active.fetch_sub(1, Ordering::SeqCst);
+            server.slots.waiting.fetch_sub(1, Ordering::SeqCst);
             tracing::warn!("connection {id}: cannot start a thread: {e}");
         }
     }
     Ok(())
 }
 
-fn serve_connection(stream: TcpStream, server: &Server, who: &str) {
+/// TCP keep-alive probes, so that a peer that vanished without closing (a machine switched
+/// off, a network gone) is noticed within a couple of minutes even while nothing is sent.
+pub(crate) fn keep_alive(stream: &TcpStream) {
+    let probes = socket2::TcpKeepalive::new()
+        .with_time(Duration::from_secs(60))
+        .with_interval(Duration::from_secs(10));
+    let _ = socket2::SockRef::from(stream).set_tcp_keepalive(&probes);
+}
+
+/// One connection from accept to close: it must show its secret before `auth_timeout` has
+/// passed since it was accepted (its first bytes tell the framing).
+fn serve_connection(stream: TcpStream, server: &Server, who: &str, waiting: Slot<'_>) {
     tracing::info!("{who}: accepted");
+    let deadline = Instant::now() + server.limits.auth_timeout;
     let _ = stream.set_read_timeout(Some(server.limits.auth_timeout));
     let mut first = [0u8; 1];
     match stream.peek(&mut first) {
-        Ok(1) if first[0] == b'G' => websocket::serve(stream, server, who),
-        Ok(1) => conn::serve(stream, server, who),
+        Ok(1) if first[0] == b'G' => websocket::serve(stream, server, who, deadline, waiting),
+        Ok(1) => conn::serve(stream, server, who, deadline, waiting),
         _ => tracing::warn!("{who}: refused: closed or silent before sending anything"),
     }
+    server.session_ended();
 }

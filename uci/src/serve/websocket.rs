@@ -4,68 +4,99 @@
 //! `PING_EVERY`, and a client silent for `PEER_DEAD` (no pong either) is taken for gone.
 
 use super::conn::{IdleClock, RateLimit};
-use super::{Server, FAILED_AUTH_DELAY};
+use super::{Server, Slot, FAILED_AUTH_DELAY};
 use crate::output::Output;
 use crate::protocol::{run_session, Input, INBOX_LINES};
 use crossbeam_channel::{bounded, Receiver, Sender, TryRecvError, TrySendError};
 use std::collections::VecDeque;
-use std::io::{ErrorKind, Write};
+use std::io::{ErrorKind, Read, Write};
 use std::net::TcpStream;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tungstenite::protocol::WebSocketConfig;
 use tungstenite::{Error, Message, WebSocket};
 
 /// How long the I/O loop waits on the socket before it looks at the output again.
-const TICK: Duration = Duration::from_millis(20);
+const TICK: Duration = Duration::from_millis(5);
 const PING_EVERY: Duration = Duration::from_secs(20);
 const PEER_DEAD: Duration = Duration::from_secs(60);
 /// Output lines queued for the client; a client that reads none fills it and is closed.
 const OUTBOX_LINES: usize = 4096;
-/// Input lines taken from the socket ahead of the session; past this the socket is not read
-/// (the client waits) until the session catches up.
+/// Input lines taken from the socket ahead of the session; past this many, or past
+/// `BACKLOG_LINES_OF` longest lines' bytes, the socket is not read (the client waits) until the
+/// session catches up.
 const BACKLOG_LINES: usize = 1024;
+const BACKLOG_LINES_OF: usize = 4;
+/// Output bytes the WebSocket may hold for a client that reads slowly; past it, output waits.
+const MAX_WRITE_BUFFER: usize = 256 << 10;
+
+/// The socket, with one deadline for every read until the client has shown its secret (a
+/// per-read time-out would let a client that sends a byte now and then hold on for ever).
+struct Timed {
+    stream: TcpStream,
+    deadline: Option<Instant>,
+}
+
+impl Read for Timed {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if let Some(deadline) = self.deadline {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err(ErrorKind::TimedOut.into());
+            }
+            self.stream.set_read_timeout(Some(left))?;
+        }
+        self.stream.read(buf)
+    }
+}
+
+impl Write for Timed {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.stream.write(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.stream.flush()
+    }
+}
 
 fn would_block(e: &Error) -> bool {
     matches!(e, Error::Io(io) if matches!(io.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut | ErrorKind::Interrupted))
 }
 
-/// The first text message, before `deadline`.
-fn read_auth_message(ws: &mut WebSocket<TcpStream>, deadline: Instant) -> Result<String, &'static str> {
+/// The first text message, before the stream's deadline.
+fn read_auth_message(ws: &mut WebSocket<Timed>) -> Result<String, &'static str> {
     loop {
-        let left = deadline.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            return Err("no secret within the time allowed");
-        }
-        let _ = ws.get_ref().set_read_timeout(Some(left));
         match ws.read() {
             Ok(Message::Text(text)) => return Ok(text.as_str().to_string()),
             Ok(Message::Ping(_) | Message::Pong(_) | Message::Frame(_)) => {}
             Ok(Message::Binary(_)) => return Err("a binary first message"),
             Ok(Message::Close(_)) => return Err("closed before sending the secret"),
-            Err(e) if would_block(&e) => {}
+            Err(e) if would_block(&e) => return Err("no secret within the time allowed"),
             Err(_) => return Err("the connection failed before the secret"),
         }
     }
 }
 
-pub(super) fn serve(stream: TcpStream, server: &Server, who: &str) {
-    let started = Instant::now();
+pub(super) fn serve(stream: TcpStream, server: &Server, who: &str, deadline: Instant, waiting: Slot<'_>) {
     let max_line = server.limits.max_line;
     let config = WebSocketConfig::default()
         .max_message_size(Some(max_line))
         .max_frame_size(Some(max_line))
-        .max_write_buffer_size(1 << 20);
+        .write_buffer_size(0)
+        .max_write_buffer_size(MAX_WRITE_BUFFER);
     let write_timeout = server.limits.write_timeout;
-    let _ = stream.set_read_timeout(Some(server.limits.auth_timeout));
     let _ = stream.set_write_timeout(Some(write_timeout));
-    let mut ws = match tungstenite::accept_with_config(stream, Some(config)) {
+    let timed = Timed { stream, deadline: Some(deadline) };
+    let mut ws = match tungstenite::accept_with_config(timed, Some(config)) {
         Ok(ws) => ws,
         Err(e) => {
             tracing::warn!("{who}: refused: not a WebSocket handshake ({e})");
             return;
         }
     };
-    let first = match read_auth_message(&mut ws, started + server.limits.auth_timeout) {
+    let first = match read_auth_message(&mut ws) {
         Ok(text) => text,
         Err(why) => {
             tracing::warn!("{who}: refused: {why}");
@@ -80,11 +111,20 @@ pub(super) fn serve(stream: TcpStream, server: &Server, who: &str) {
         let _ = ws.flush();
         return;
     }
-    let Some(gate) = server.budget.admit() else {
-        tracing::warn!("{who}: refused: the server's threads and hash are all in use");
-        let _ = ws.send(Message::text("error the server's threads and hash are all in use"));
+    ws.get_mut().deadline = None;
+    drop(waiting);
+    let refuse = |ws: &mut WebSocket<Timed>, why: &str| {
+        tracing::warn!("{who}: refused: {why}");
+        let _ = ws.send(Message::text(format!("error {why}")));
         let _ = ws.close(None);
         let _ = ws.flush();
+    };
+    let Some(_served) = server.serve_slot() else {
+        refuse(&mut ws, &format!("the server takes at most {} connections", server.slots.max_served));
+        return;
+    };
+    let Some(gate) = server.budget.admit() else {
+        refuse(&mut ws, "the server's threads and hash are all in use");
         return;
     };
     if ws.send(Message::text("authok")).is_err() {
@@ -93,12 +133,24 @@ pub(super) fn serve(stream: TcpStream, server: &Server, who: &str) {
     tracing::info!("{who}: authenticated (WebSocket)");
 
     let (outbox, outgoing) = bounded::<String>(OUTBOX_LINES);
+    // The output's failure (a client that reads nothing for `write_timeout`) stops the search
+    // and tells the I/O loop to close.
+    let failed = Arc::new(AtomicBool::new(false));
+    let failed_here = Arc::clone(&failed);
+    let stopper_slot: Arc<std::sync::OnceLock<smp::StopHandle>> = Arc::default();
+    let slot = Arc::clone(&stopper_slot);
     let out = Output::with_closed_hook(
         Box::new(LineSender { to: outbox, partial: Vec::new(), timeout: write_timeout }),
-        Box::new(|| {}),
+        Box::new(move || {
+            failed_here.store(true, Ordering::SeqCst);
+            if let Some(stopper) = slot.get() {
+                stopper.stop();
+            }
+        }),
     );
     let session = server.session(out, gate);
     let stopper = session.stop_handle();
+    let _ = stopper_slot.set(stopper.clone());
     let (lines, inbox) = bounded::<(Input, Instant)>(INBOX_LINES);
     let session_thread = std::thread::Builder::new().name("lazuli-serve-ws".into()).spawn(move || {
         run_session(session, &inbox);
@@ -109,14 +161,8 @@ pub(super) fn serve(stream: TcpStream, server: &Server, who: &str) {
     };
 
     let mut backlog: VecDeque<String> = first_lines.map(str::to_string).collect();
-    let why = pump(
-        &mut ws,
-        server,
-        &mut backlog,
-        &lines,
-        &outgoing,
-        IdleClock::new(server.limits.idle, stopper.clone()),
-    );
+    let idle = IdleClock::new(server.limits.idle, stopper.clone());
+    let why = pump(&mut ws, server, &mut backlog, &lines, &outgoing, idle, &failed);
     tracing::info!("{who}: {why}");
     // Gone, idle or done: nothing it started keeps running.
     stopper.stop();
@@ -130,63 +176,65 @@ pub(super) fn serve(stream: TcpStream, server: &Server, who: &str) {
 
 /// Moves lines between the socket and the session until one side ends; returns why.
 fn pump(
-    ws: &mut WebSocket<TcpStream>,
+    ws: &mut WebSocket<Timed>,
     server: &Server,
     backlog: &mut VecDeque<String>,
     lines: &Sender<(Input, Instant)>,
     outgoing: &Receiver<String>,
     mut idle: IdleClock,
+    output_failed: &AtomicBool,
 ) -> &'static str {
-    let _ = ws.get_ref().set_read_timeout(Some(TICK));
-    let _ = ws.get_ref().set_write_timeout(Some(TICK));
+    let _ = ws.get_ref().stream.set_read_timeout(Some(TICK));
+    let _ = ws.get_ref().stream.set_write_timeout(Some(TICK));
     let stopper = idle.searching.clone();
+    let write_timeout = server.limits.write_timeout;
+    let max_backlog_bytes = BACKLOG_LINES_OF * server.limits.max_line;
     let mut rate = RateLimit::new(server.limits.lines_per_second);
     let (mut heard, mut written, mut pinged) = (Instant::now(), Instant::now(), Instant::now());
-    let mut unflushed = false;
+    // A message the WebSocket's full buffer refused, sent before any other.
+    let mut waiting: Option<Message> = None;
+    let mut backlog_bytes: usize = backlog.iter().map(String::len).sum();
     loop {
-        // Output first: every line the session has written, then a flush.
-        loop {
-            match outgoing.try_recv() {
-                Ok(line) => match ws.write(Message::text(line)) {
-                    Ok(()) => unflushed = true,
-                    Err(Error::WriteBufferFull(_)) => {
-                        if written.elapsed() > server.limits.write_timeout {
-                            return "not reading its output; closing";
-                        }
-                        // The line is lost with the full buffer: the client reads none.
-                        break;
-                    }
-                    Err(e) if would_block(&e) => unflushed = true,
-                    Err(_) => return "connection lost",
-                },
-                Err(TryRecvError::Empty) => break,
-                Err(TryRecvError::Disconnected) => return "session ended",
-            }
+        if output_failed.load(Ordering::SeqCst) {
+            return "not reading its output; closing";
         }
-        if unflushed {
-            match ws.flush() {
-                Ok(()) => {
-                    unflushed = false;
-                    written = Instant::now();
+        // Output first: what waits, then every line the session has written, then a flush.
+        loop {
+            let message = match waiting.take() {
+                Some(message) => message,
+                None => match outgoing.try_recv() {
+                    Ok(line) => Message::text(line),
+                    Err(TryRecvError::Empty) => break,
+                    Err(TryRecvError::Disconnected) => return "session ended",
+                },
+            };
+            match ws.write(message) {
+                Ok(()) => {}
+                Err(Error::WriteBufferFull(message)) => {
+                    waiting = Some(*message);
+                    break;
                 }
-                Err(e) if would_block(&e) => {
-                    if written.elapsed() > server.limits.write_timeout {
-                        return "not reading its output; closing";
-                    }
-                }
+                Err(e) if would_block(&e) => {}
                 Err(_) => return "connection lost",
             }
-        } else {
-            written = Instant::now();
+        }
+        match ws.flush() {
+            Ok(()) => written = Instant::now(),
+            Err(e) if would_block(&e) => {}
+            Err(_) => return "connection lost",
+        }
+        if waiting.is_some() && written.elapsed() > write_timeout {
+            return "not reading its output; closing";
         }
 
-        // Input the session can take.
+        // Input the session can take, at the client's allowed rate.
         while let Some(line) = backlog.front() {
             if line.trim() == "stop" {
                 stopper.stop();
             }
             match lines.try_send((Input::Line(line.clone()), Instant::now())) {
                 Ok(()) => {
+                    backlog_bytes -= line.len();
                     backlog.pop_front();
                     rate.take();
                 }
@@ -194,7 +242,10 @@ fn pump(
                 Err(TrySendError::Disconnected(_)) => return "session ended",
             }
         }
-        if backlog.len() >= BACKLOG_LINES {
+        if backlog.len() >= BACKLOG_LINES || backlog_bytes >= max_backlog_bytes {
+            // The client waits; its silence meanwhile is not its fault.
+            heard = Instant::now();
+            idle.touch();
             std::thread::sleep(TICK);
             continue;
         }
@@ -202,30 +253,35 @@ fn pump(
             Ok(Message::Text(text)) => {
                 heard = Instant::now();
                 idle.touch();
-                backlog.extend(text.as_str().lines().map(str::to_string));
+                for line in text.as_str().lines() {
+                    backlog_bytes += line.len();
+                    backlog.push_back(line.to_string());
+                }
             }
             Ok(Message::Binary(bytes)) => {
                 heard = Instant::now();
                 idle.touch();
-                backlog.extend(String::from_utf8_lossy(&bytes).lines().map(str::to_string));
+                for line in String::from_utf8_lossy(&bytes).lines() {
+                    backlog_bytes += line.len();
+                    backlog.push_back(line.to_string());
+                }
             }
             Ok(Message::Close(_)) => return "closed by the client",
             Ok(_) => heard = Instant::now(),
             Err(e) if would_block(&e) => {
-                if idle.expired() {
-                    return "idle for too long; closing";
-                }
                 if heard.elapsed() > PEER_DEAD {
                     return "no answer to pings; closing";
                 }
                 if heard.elapsed() > PING_EVERY && pinged.elapsed() > PING_EVERY {
                     pinged = Instant::now();
                     let _ = ws.write(Message::Ping(Vec::new().into()));
-                    unflushed = true;
                 }
             }
             Err(Error::Capacity(_)) => return "a message longer than the server's line limit; closing",
             Err(_) => return "connection lost",
+        }
+        if idle.expired() {
+            return "idle for too long; closing";
         }
     }
 }

@@ -15,4 +15,11 @@ pub trait Gate: Send {
     /// The deepest `go perft` and `bench` (both run to completion, deaf to `stop`).
     fn max_perft_depth(&self) -> u32;
     fn max_bench_depth(&self) -> i32;
+
+    /// The largest table `Load Hash` may bring in, in MB.
+    fn max_loaded_hash_mb(&self) -> usize;
+
+    /// What the session's pool has now (after pending changes or a load were applied): a gate
+    /// holds the larger of this and what it accepted last until the pool has shrunk.
+    fn applied(&mut self, threads: usize, hash_mb: usize);
 }

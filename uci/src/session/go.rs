@@ -156,6 +156,13 @@ impl Session {
             search_moves,
             multipv: self.multipv,
             contempt: self.contempt,
+            // An analysis resumes from the table: `go infinite`, or in analysis mode a search
+            // without a clock or a time limit (a resumed first iteration may not complete in a
+            // short `movetime`, and would then report nothing). Games (a clock, or pondering)
+            // search from depth 1 as always.
+            resume: !params.ponder
+                && (params.infinite
+                    || (self.analyse_mode && clock.time.is_none() && clock.move_time.is_none())),
         }
     }
 }

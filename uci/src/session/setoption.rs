@@ -37,6 +37,8 @@ impl Session {
             ("Contempt", OptionValue::Spin(cp)) => self.contempt = cp as i32,
             ("UCI_Chess960", OptionValue::Check(on)) => self.chess960 = on,
             ("UCI_ShowWDL", OptionValue::Check(on)) => self.show_wdl = on,
+            ("UCI_AnalyseMode", OptionValue::Check(on)) => self.analyse_mode = on,
+            ("UCI_Opponent", _) => {}
             ("Ponder", OptionValue::Check(_)) => {}
             ("Clear Hash", _) => {
                 // In order with Save Hash and Load Hash, after a running search like them.
@@ -164,6 +166,10 @@ impl Session {
         }
         self.apply_pending_network();
         self.apply_hash_io(false);
+        let (threads, mb) = (self.pool.threads(), self.pool.hash_mb());
+        if let Some(gate) = &mut self.gate {
+            gate.applied(threads, mb);
+        }
     }
 
     /// Carries out the pending `Clear Hash`, `Save Hash` and (unless `saves_only`, at `quit`)
@@ -180,7 +186,11 @@ impl Session {
                 }
                 HashIo::Save(path) => self.pool.save_hash(Path::new(path)),
                 HashIo::Load(path) => {
-                    self.pool.load_hash(Path::new(path), crate::options::MAX_HASH_MB as usize)
+                    let max_mb = self
+                        .gate
+                        .as_ref()
+                        .map_or(crate::options::MAX_HASH_MB as usize, |g| g.max_loaded_hash_mb());
+                    self.pool.load_hash(Path::new(path), max_mb)
                 }
             };
             match done {

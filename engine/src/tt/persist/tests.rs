@@ -26,6 +26,18 @@ fn filled_table() -> (TranspositionTable, Vec<u64>) {
     (tt, keys)
 }
 
+/// Histories with something learned in every table.
+fn learned() -> SharedHistories {
+    let histories = SharedHistories::new();
+    let mut bytes = histories.to_bytes();
+    for (i, b) in bytes.iter_mut().enumerate() {
+        // Small values in both tables: the low byte of every other i16 and of every i32.
+        *b = if i % 4 == 0 { (i / 4 % 200) as u8 } else { 0 };
+    }
+    histories.load_bytes(&bytes).expect("in range");
+    histories
+}
+
 fn raw(tt: &TranspositionTable) -> Vec<u8> {
     let mut out = vec![0; tt.buckets.len() * BUCKET_BYTES];
     for (bucket, bytes) in tt.buckets.iter().zip(out.chunks_exact_mut(BUCKET_BYTES)) {
@@ -36,7 +48,7 @@ fn raw(tt: &TranspositionTable) -> Vec<u8> {
 
 fn saved_bytes(tt: &TranspositionTable) -> Vec<u8> {
     let mut file = Cursor::new(Vec::new());
-    tt.save_to(&mut file).expect("in memory");
+    tt.save_to(&mut file, &learned().to_bytes()).expect("in memory");
     file.into_inner()
 }
 
@@ -50,7 +62,7 @@ fn a_save_never_writes_through_a_link_at_its_temporary_name() {
     let temporary = path.with_file_name(format!(".linked.lzh.{}.partial", std::process::id()));
     let _ = std::fs::remove_file(&temporary);
     std::os::unix::fs::symlink(&victim, &temporary).unwrap();
-    tt.save(&path).expect("saved");
+    tt.save(&path, &[]).expect("saved");
     assert_eq!(std::fs::read(&victim).unwrap(), b"precious", "the link's target is untouched");
     assert!(TranspositionTable::check_file(&path).is_ok());
     for file in [path, victim, temporary] {
@@ -62,7 +74,7 @@ fn a_save_never_writes_through_a_link_at_its_temporary_name() {
 fn save_and_load_round_trip_bit_for_bit() {
     let (tt, keys) = filled_table();
     let path = temp("round-trip.lzh");
-    let bytes = tt.save(&path).expect("saved");
+    let bytes = tt.save(&path, &[]).expect("saved");
     assert_eq!(bytes, std::fs::metadata(&path).unwrap().len());
     let header = TranspositionTable::check_file(&path).expect("a good file");
     assert_eq!(header.size_mb(), 1);
@@ -105,10 +117,10 @@ fn every_bad_file_is_refused_with_its_reason_and_the_table_is_kept() {
             "version",
             {
                 let mut b = good.clone();
-                b[4] = 2;
+                b[4] = 3;
                 b
             },
-            "version 2",
+            "version 3",
         ),
         (
             "layout",
@@ -184,15 +196,15 @@ impl Seek for FullDisk {
 fn a_failed_save_reports_and_leaves_the_old_file() {
     let (tt, _) = filled_table();
     let mut disk = FullDisk { written: Cursor::new(Vec::new()), room: 100_000 };
-    let error = tt.save_to(&mut disk).expect_err("the disk is full");
+    let error = tt.save_to(&mut disk, &[]).expect_err("the disk is full");
     assert_eq!(error.kind(), std::io::ErrorKind::StorageFull);
 
     let nowhere = temp("no-such-dir").join("table.lzh");
-    let error = tt.save(&nowhere).expect_err("no such directory");
+    let error = tt.save(&nowhere, &[]).expect_err("no such directory");
     assert!(error.contains("cannot save the hash"), "{error}");
     let is_dir = temp("a-directory.lzh");
     std::fs::create_dir_all(&is_dir).unwrap();
-    assert!(tt.save(&is_dir).is_err(), "a directory is not replaced");
+    assert!(tt.save(&is_dir, &[]).is_err(), "a directory is not replaced");
     let _ = std::fs::remove_dir(&is_dir);
 
     // An existing file is replaced only by a complete save.
@@ -200,8 +212,8 @@ fn a_failed_save_reports_and_leaves_the_old_file() {
     std::fs::create_dir_all(&own_dir).unwrap();
     let path = own_dir.join("kept.lzh");
     let other = TranspositionTable::new(1);
-    other.save(&path).expect("saved");
-    tt.save(&path).expect("saved over it");
+    other.save(&path, &[]).expect("saved");
+    tt.save(&path, &[]).expect("saved over it");
     assert!(TranspositionTable::check_file(&path).is_ok());
     let leftovers: Vec<_> = std::fs::read_dir(path.parent().unwrap())
         .unwrap()
@@ -229,10 +241,55 @@ fn a_failed_save_reports_and_leaves_the_old_file() {
 fn a_file_of_another_size_is_loaded_only_into_a_table_of_its_size() {
     let (tt, _) = filled_table();
     let path = temp("sizes.lzh");
-    tt.save(&path).unwrap();
+    tt.save(&path, &[]).unwrap();
     let header = TranspositionTable::check_file(&path).unwrap();
     let bigger = TranspositionTable::new(2);
     let error = bigger.load(&path, &header).expect_err("sizes differ");
     assert!(error.contains("buckets"), "{error}");
+    let _ = std::fs::remove_file(path);
+}
+
+#[test]
+fn the_histories_come_back_with_the_table_and_a_version_1_file_loads_without_them() {
+    let (tt, keys) = filled_table();
+    let histories = learned();
+    let path = temp("histories.lzh");
+    tt.save(&path, &histories.to_bytes()).expect("saved");
+    let header = TranspositionTable::check_file(&path).expect("a good file");
+    assert_eq!((header.version, header.history_bytes), (2, SharedHistories::BYTES as u64));
+    let loaded = TranspositionTable::try_with_buckets(header.buckets).unwrap();
+    let bytes = loaded.load(&path, &header).expect("loaded").expect("histories");
+    assert!(bytes == histories.to_bytes());
+    let fresh = SharedHistories::new();
+    fresh.load_bytes(&bytes).unwrap();
+    assert!(fresh.to_bytes() == histories.to_bytes());
+    assert!(fresh.continuation.learned() > 1000 && fresh.correction.learned() > 1000);
+
+    // The same table as version 1 wrote it: no histories, every entry loads.
+    let good = std::fs::read(&path).unwrap();
+    let mut v1 = good[..good.len() - 8 - SharedHistories::BYTES].to_vec();
+    v1[4] = 1;
+    let mut checksum = Checksum::new();
+    checksum.add(&v1[40..]);
+    v1[32..40].copy_from_slice(&checksum.0.to_le_bytes());
+    std::fs::write(&path, &v1).unwrap();
+    let header = TranspositionTable::check_file(&path).expect("a version 1 file");
+    assert_eq!((header.version, header.history_bytes), (1, 0));
+    let old = TranspositionTable::try_with_buckets(header.buckets).unwrap();
+    assert_eq!(old.load(&path, &header).expect("loaded"), None);
+    for key in keys {
+        assert_eq!(old.probe(key, 0), tt.probe(key, 0));
+    }
+
+    // Histories no search writes are refused, with the table kept.
+    let mut bad = good.clone();
+    let at = good.len() - SharedHistories::BYTES;
+    bad[at..at + 2].copy_from_slice(&20_000i16.to_le_bytes());
+    let mut checksum = Checksum::new();
+    checksum.add(&bad[40..]);
+    bad[32..40].copy_from_slice(&checksum.0.to_le_bytes());
+    std::fs::write(&path, &bad).unwrap();
+    let error = TranspositionTable::check_file(&path).expect_err("a value out of range");
+    assert!(error.contains("continuation history value 20000"), "{error}");
     let _ = std::fs::remove_file(path);
 }
