@@ -125,12 +125,18 @@ fn run_search(index: usize, searcher: &mut Searcher, mut job: SearchJob, shared:
     // Main thread only: the helpers' jobs, sent once it has completed its first iteration.
     let helpers =
         Mutex::new(job.main.as_mut().map(|main| std::mem::take(&mut main.helpers)).unwrap_or_default());
-    let start_waiting_helpers = |_: &SearchResult| {
+    let start_now = || {
         let waiting = std::mem::take(&mut *helpers.lock());
         if !waiting.is_empty() {
             start_helpers(shared, waiting);
         }
     };
+    // A resumed analysis starts deep, where the first iteration is most of the work: the
+    // helpers join it at once (a game's first iteration takes microseconds; they wait for it).
+    if job.limits.resume {
+        start_now();
+    }
+    let start_waiting_helpers = |_: &SearchResult| start_now();
     let on_iteration: &(dyn Fn(&SearchResult) + Sync) = &start_waiting_helpers;
     let ctx = SharedState {
         tt: &job.tt,

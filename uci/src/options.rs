@@ -47,6 +47,9 @@ pub const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "Save Hash", kind: OptionKind::Button },
     OptionSpec { name: "Load Hash", kind: OptionKind::Button },
     OptionSpec { name: "Never Clear Hash", kind: OptionKind::Check { default: false } },
+    // For GUIs without buttons: `Hash File` is loaded when set (if it exists) and saved at
+    // `ucinewgame` and `quit`.
+    OptionSpec { name: "Keep Hash File", kind: OptionKind::Check { default: false } },
     OptionSpec { name: "UCI_ShowWDL", kind: OptionKind::Check { default: false } },
     // On: every search without a clock is an analysis, which resumes from the table.
     OptionSpec { name: "UCI_AnalyseMode", kind: OptionKind::Check { default: false } },

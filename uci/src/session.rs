@@ -57,6 +57,8 @@ pub struct Session {
     hash_file: String,
     /// `Never Clear Hash`: `ucinewgame` keeps the table.
     never_clear_hash: bool,
+    /// `Keep Hash File`: `Hash File` is loaded when set and saved at `ucinewgame` and `quit`.
+    keep_hash_file: bool,
     /// Tablebase options; the tables themselves live in the pool.
     syzygy: SyzygyOptions,
     /// When the current search started (for `ponderhit`).
@@ -126,6 +128,7 @@ impl Session {
             use_nnue: true,
             hash_file: String::new(),
             never_clear_hash: false,
+            keep_hash_file: false,
             syzygy: SyzygyOptions::default(),
             search_start: Instant::now(),
             pondering: false,
@@ -290,6 +293,7 @@ impl Session {
             Command::UciNewGame => {
                 self.stop_and_wait();
                 self.apply_pending_if_idle();
+                self.save_kept_hash_file();
                 self.pool.clear(self.never_clear_hash);
                 // A new game: nothing of the last one's position stands.
                 self.board = Board::new(Position::startpos());
@@ -317,6 +321,7 @@ impl Session {
                 self.stop_and_wait();
                 // A `Save Hash` pressed during the search is carried out, not dropped.
                 self.apply_hash_io(true);
+                self.save_kept_hash_file();
                 return Flow::Quit;
             }
             Command::Display => self.display(),

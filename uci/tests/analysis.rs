@@ -114,3 +114,36 @@ fn a_loaded_table_resumes_the_analysis_in_a_new_process() {
     assert!(start >= 13, "{again:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn keep_hash_file_saves_at_ucinewgame_and_quit_and_loads_when_set() {
+    let dir = std::env::temp_dir().join(format!("lazuli-keep-hash-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("kept.lzh");
+    let mut first = Engine::start();
+    first.send("setoption name Hash value 16");
+    first.send("setoption name Keep Hash File value true");
+    // No file yet: nothing to load, nothing said.
+    first.send(&format!("setoption name Hash File value {}", file.display()));
+    assert!(first.sync().iter().all(|l| !l.starts_with("info string")));
+    analyse_to(&mut first, 12);
+    first.send("ucinewgame");
+    let saved = first.sync();
+    assert!(saved.iter().any(|l| l.contains("saved the hash (16 MB)")), "{saved:?}");
+    assert!(file.exists());
+    let _ = std::fs::remove_file(&file);
+    analyse_to(&mut first, 12);
+    first.send("quit");
+    assert!(first.child.wait().expect("the engine ends").success());
+    assert!(file.exists(), "saved at quit");
+
+    // Switched on after the path is set: the file is loaded, and the analysis resumes.
+    let mut second = Engine::start();
+    second.send(&format!("setoption name Hash File value {}", file.display()));
+    second.send("setoption name Keep Hash File value true");
+    let loaded = second.sync();
+    assert!(loaded.iter().any(|l| l.contains("loaded the hash (16 MB)")), "{loaded:?}");
+    let again = analyse_to(&mut second, 12);
+    assert!(resumed_at(&again).is_some(), "{again:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

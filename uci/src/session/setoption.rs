@@ -48,8 +48,17 @@ impl Session {
                 self.pending.hash_io.push(HashIo::Clear);
                 self.apply_pending_if_idle();
             }
-            ("Hash File", OptionValue::String(path)) => self.hash_file = path,
+            ("Hash File", OptionValue::String(path)) => {
+                self.hash_file = path;
+                self.load_kept_hash_file();
+            }
             ("Never Clear Hash", OptionValue::Check(on)) => self.never_clear_hash = on,
+            ("Keep Hash File", OptionValue::Check(on)) => {
+                let was = std::mem::replace(&mut self.keep_hash_file, on);
+                if on && !was {
+                    self.load_kept_hash_file();
+                }
+            }
             ("Save Hash" | "Load Hash", _) => {
                 if self.hash_file.is_empty() {
                     self.info(&format!("{name}: set the option Hash File to a path first"));
@@ -169,6 +178,26 @@ impl Session {
         let (threads, mb) = (self.pool.threads(), self.pool.hash_mb());
         if let Some(gate) = &mut self.gate {
             gate.applied(threads, mb);
+        }
+    }
+
+    /// With `Keep Hash File` on and a `Hash File` that exists, loads it (as `Load Hash` does,
+    /// after a running search). A file that does not exist yet is the one the first save makes.
+    fn load_kept_hash_file(&mut self) {
+        if self.keep_hash_file && !self.hash_file.is_empty() && Path::new(&self.hash_file).exists() {
+            self.pending.hash_io.push(HashIo::Load(self.hash_file.clone()));
+            self.apply_pending_if_idle();
+        }
+    }
+
+    /// With `Keep Hash File` on, saves the table to `Hash File` (at `ucinewgame` and `quit`,
+    /// with no search running).
+    pub(super) fn save_kept_hash_file(&mut self) {
+        if self.keep_hash_file && !self.hash_file.is_empty() {
+            let done = self.pool.save_hash(Path::new(&self.hash_file));
+            match done {
+                Ok(message) | Err(message) => self.info(&message),
+            }
         }
     }
 
