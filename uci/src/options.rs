@@ -53,6 +53,17 @@ pub const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "UCI_ShowWDL", kind: OptionKind::Check { default: false } },
     // On: every search without a clock is an analysis, which resumes from the table.
     OptionSpec { name: "UCI_AnalyseMode", kind: OptionKind::Check { default: false } },
+    OptionSpec { name: "UCI_LimitStrength", kind: OptionKind::Check { default: false } },
+    OptionSpec {
+        name: "UCI_Elo",
+        kind: OptionKind::Spin {
+            default: crate::session::strength::MIN_ELO,
+            min: crate::session::strength::MIN_ELO,
+            max: crate::session::strength::MAX_ELO,
+        },
+    },
+    // The draws of a limited strength's choices: the same seed plays the same moves.
+    OptionSpec { name: "Strength Seed", kind: OptionKind::Spin { default: 0, min: 0, max: 2_147_483_647 } },
     // What the GUI says about the opponent; accepted and not used.
     OptionSpec { name: "UCI_Opponent", kind: OptionKind::String { default: "" } },
     OptionSpec { name: "Debug Log File", kind: OptionKind::String { default: "" } },

@@ -23,6 +23,7 @@ mod gate;
 mod go;
 mod network;
 mod setoption;
+pub mod strength;
 
 /// Deepest `go perft` and `bench` accepted over UCI (both run to completion before the next
 /// command is read).
@@ -42,6 +43,10 @@ pub struct Session {
     show_wdl: bool,
     /// `UCI_AnalyseMode`: searches without a clock are analyses (see `go`).
     analyse_mode: bool,
+    /// `UCI_LimitStrength`, `UCI_Elo` and `Strength Seed` (`strength`).
+    limit_strength: bool,
+    elo: i64,
+    strength_seed: u64,
     multipv: usize,
     move_overhead: Duration,
     /// Centipawns a draw is worth less than equality to the engine (`Contempt`).
@@ -119,6 +124,9 @@ impl Session {
             chess960: false,
             show_wdl: false,
             analyse_mode: false,
+            limit_strength: false,
+            elo: strength::MIN_ELO,
+            strength_seed: 0,
             multipv: 1,
             move_overhead: Duration::from_millis(10),
             contempt: 0,

@@ -258,7 +258,9 @@ impl Searcher {
                 return true;
             }
         }
-        if self.limits.soft_nodes.is_some_and(|soft| self.nodes >= soft) {
+        if self.limits.soft_nodes.is_some_and(|soft| self.nodes >= soft)
+            && result.depth >= self.limits.min_depth
+        {
             return true;
         }
         let total: u64 = self.root_moves.iter().map(|r| r.nodes).sum();

@@ -101,6 +101,9 @@ pub struct Limits {
     /// Do not start a new iteration once this searcher has searched this many nodes (`nodes`
     /// stays the hard cap): a budget for data generation that keeps whole iterations.
     pub soft_nodes: Option<u64>,
+    /// `soft_nodes` ends the search only once this depth is complete (a strength-limited search
+    /// must see at least a mate in one against it).
+    pub min_depth: i32,
     /// Stop once a mate in at most this many moves is found.
     pub mate: Option<i32>,
     /// Do not start a new iteration after this (scaled by the time manager's stability factors).
@@ -129,6 +132,7 @@ impl Default for Limits {
             depth: None,
             nodes: None,
             soft_nodes: None,
+            min_depth: 0,
             mate: None,
             soft_time: None,
             hard_time: None,

@@ -1,6 +1,6 @@
 //! `go`: the search a GUI asks for, its limits, and the callback that gives its `bestmove`.
 
-use super::{find_move, Session};
+use super::{find_move, strength, Session};
 use crate::command::{cap_list, shorten, GoParams};
 use crate::output::{closing_info, format_info, InfoStyle, LastLines, RateGate, UciReporter, CURRMOVE_GAP};
 use crate::wdl;
@@ -48,7 +48,16 @@ impl Session {
         if !self.position_given {
             notes.push("no position given; searching the start position".to_string());
         }
-        let limits = self.limits(&params, received, search_moves, &mut notes);
+        let mut limits = self.limits(&params, received, search_moves, &mut notes);
+        // At a limited strength: a short search of a few lines, then a choice among them.
+        let strength = self.limit_strength.then(|| strength::level(self.elo));
+        if let Some(level) = strength {
+            limits.soft_nodes = Some(level.nodes);
+            limits.min_depth = strength::MIN_DEPTH;
+            limits.multipv = limits.multipv.max(level.lines);
+            limits.resume = false;
+        }
+        let (key, seed) = (pos.key(), self.strength_seed);
         if !notes.is_empty() {
             self.info(&notes.join("; "));
         }
@@ -65,7 +74,17 @@ impl Session {
         });
         let out = self.out.clone();
         let start = received;
-        let on_done = Box::new(move |result: SearchResult, ended: &smp::Ended| {
+        let on_done = Box::new(move |mut result: SearchResult, ended: &smp::Ended| {
+            if let Some(level) = strength {
+                let lines = last_lines.load();
+                if let Some((mv, ponder)) = strength::choose(&lines, &level, key, seed) {
+                    if let Some(line) = lines.iter().find(|l| l.pv.first() == Some(&mv)) {
+                        // The last `info` agrees with the move played: its own line.
+                        (result.score, result.pv) = (line.score, line.pv.clone());
+                    }
+                    (result.best_move, result.ponder_move) = (mv, ponder);
+                }
+            }
             for info in closing_info(&last_lines.load(), &result, start.elapsed()) {
                 out.line(&format_info(&info, style));
             }
@@ -148,6 +167,7 @@ impl Session {
             depth: depth.map(|d| d as i32),
             nodes: nodes.map(|n| n as u64),
             soft_nodes: None,
+            min_depth: 0,
             mate: mate.map(|m| m as i32),
             soft_time: time_limits.map(|t| t.soft),
             hard_time: time_limits.map(|t| t.hard),

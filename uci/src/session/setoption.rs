@@ -38,6 +38,9 @@ impl Session {
             ("UCI_Chess960", OptionValue::Check(on)) => self.chess960 = on,
             ("UCI_ShowWDL", OptionValue::Check(on)) => self.show_wdl = on,
             ("UCI_AnalyseMode", OptionValue::Check(on)) => self.analyse_mode = on,
+            ("UCI_LimitStrength", OptionValue::Check(on)) => self.limit_strength = on,
+            ("UCI_Elo", OptionValue::Spin(elo)) => self.elo = elo,
+            ("Strength Seed", OptionValue::Spin(seed)) => self.strength_seed = seed as u64,
             ("UCI_Opponent", _) => {}
             ("Ponder", OptionValue::Check(_)) => {}
             ("Clear Hash", _) => {
