@@ -108,6 +108,15 @@ class Client:
             if line.startswith(prefix):
                 return lines
 
+    def dribble(self, text: str, gap: float) -> None:
+        """Sends `text` a byte at a time, `gap` seconds apart, until done or the server closes."""
+        try:
+            for ch in text:
+                self.sock.sendall(ch.encode())
+                time.sleep(gap)
+        except OSError:
+            pass
+
     def closed_without_output(self, timeout: float = 10) -> bool:
         return self.line(timeout) is None and self.buffer == b""
 
@@ -192,32 +201,16 @@ def test_bad_secrets_are_closed_without_engine_output(server):
     # Nothing at all, and a secret sent too slowly: cut off at the time allowed (2 s here).
     silent = Client(server.port)
     assert silent.closed_without_output(timeout=6)
-    slow = Client(server.port)
-    start = time.monotonic()
-    try:
-        for ch in f"auth {server.secret}\n":
-            slow.sock.sendall(ch.encode())
-            time.sleep(0.05)
-    except OSError:
-        pass
-    assert slow.closed_without_output(timeout=6)
-    assert time.monotonic() - start < 5
-    # A WebSocket handshake dribbled out a byte at a time: cut off at the same deadline.
-    dribble = Client(server.port)
-    start = time.monotonic()
-    try:
-        for ch in "GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n":
-            dribble.sock.sendall(ch.encode())
-            time.sleep(0.2)
-    except OSError:
-        pass
-    assert dribble.closed_without_output(timeout=6)
-    assert time.monotonic() - start < 5
+    # A secret, and a WebSocket handshake, dribbled out a byte at a time: cut off at the deadline.
+    for text, gap in [(f"auth {server.secret}\n", 0.05), ("GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n", 0.2)]:
+        slow = Client(server.port)
+        start = time.monotonic()
+        slow.dribble(text, gap)
+        assert slow.closed_without_output(timeout=6), text
+        assert time.monotonic() - start < 5, text
     # Sent byte by byte within the time allowed, the secret is good.
     good = Client(server.port)
-    for ch in f"auth {server.secret}\nisready\n":
-        good.sock.sendall(ch.encode())
-        time.sleep(0.002)
+    good.dribble(f"auth {server.secret}\nisready\n", 0.002)
     assert good.line() == "authok" and good.line() == "readyok"
     good.close()
     log = server.log_text()
