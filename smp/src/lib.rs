@@ -8,11 +8,13 @@ mod control;
 mod helpers;
 pub mod mailbox;
 pub mod pool;
+mod shared;
 pub mod vote;
 mod worker;
 
 pub use helpers::HelperPolicy;
-pub use pool::{Pool, StopHandle, TbSettings};
+pub use pool::{Pool, StopHandle};
+pub use shared::TbSettings;
 pub use vote::VoteMode;
 pub use worker::{Ended, OnDone};
 

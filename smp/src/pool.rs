@@ -3,17 +3,14 @@
 //! stops and gives `bestmove`; the helpers search the same position silently and share what
 //! they learn through the transposition table. `stop` only raises a flag.
 
-use crate::control::Latch;
 use crate::helpers::HelperPolicy;
+use crate::shared::{Shared, Signals, TbSettings};
 use crate::vote::VoteMode;
 use crate::worker::{helper_limits, worker_loop, Job, MainJob, OnDone, OnSearchEnd, SearchJob, Worker};
-use crossbeam_utils::CachePadded;
 use engine::board::Board;
-use engine::search::{Limits, Reporter, SearchControl, SearchResult, SharedHistories};
-use engine::tb::Tablebases;
+use engine::search::{Limits, Reporter, SharedHistories};
 use engine::tt::TranspositionTable;
-use parking_lot::{Condvar, Mutex};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -36,63 +33,6 @@ pub(crate) fn helpers_to_start(helpers: usize, cores: usize, limits: &Limits) ->
         cores.saturating_sub(1)
     } else {
         helpers
-    }
-}
-
-/// Tablebases and how to use them in the search.
-#[derive(Clone)]
-pub struct TbSettings {
-    pub tables: Arc<Tablebases>,
-    pub probe_depth: i32,
-    pub probe_limit: usize,
-    pub rule50: bool,
-}
-
-/// What any thread may signal to a search, kept for the pool's whole life (a `StopHandle`
-/// holds it while the workers are replaced).
-#[derive(Default)]
-pub(crate) struct Signals {
-    pub(crate) control: SearchControl,
-    /// Wakes the main thread waiting out `go infinite` or a ponder search.
-    pub(crate) wake: (Mutex<()>, Condvar),
-    /// Raised by `go`, lowered by the main thread once it has answered: whether a search runs.
-    pub(crate) searching: AtomicBool,
-}
-
-impl Signals {
-    /// Wake the main thread waiting out `go infinite` or a ponder search.
-    pub(crate) fn wake(&self) {
-        let _guard = self.wake.0.lock();
-        self.wake.1.notify_all();
-    }
-
-    /// Raise the stop flag for every thread, and wake the main thread if it waits for it.
-    pub(crate) fn stop_and_wake(&self) {
-        self.control.stop.store(true, Ordering::SeqCst);
-        self.wake();
-    }
-}
-
-/// State the workers of one thread count share.
-pub(crate) struct Shared {
-    pub(crate) signals: Arc<Signals>,
-    pub(crate) counters: Vec<CachePadded<AtomicU64>>,
-    /// Helpers still searching (the main thread waits for them before answering).
-    pub(crate) helpers_running: Latch,
-    /// Workers still busy with a job (the pool waits for it before changing anything).
-    pub(crate) busy: Latch,
-    /// Each thread's final result, left for the main thread's vote.
-    pub(crate) results: Vec<Mutex<Option<SearchResult>>>,
-    /// Successful tablebase probes of the current search.
-    pub(crate) tb_hits: AtomicU64,
-    /// The cores this process may run on, read when the pool's threads are created (reading
-    /// them means opening cgroup files, not something to do on every `go`).
-    pub(crate) cores: usize,
-}
-
-impl Shared {
-    pub(crate) fn total_nodes(&self) -> u64 {
-        self.counters.iter().map(|c| c.load(Ordering::Relaxed)).sum()
     }
 }
 
@@ -132,7 +72,7 @@ impl Pool {
         let signals = Arc::new(Signals::default());
         let mut pool = Pool {
             workers: Vec::new(),
-            shared: Self::new_shared(threads, Arc::clone(&signals)),
+            shared: Shared::new(threads, Arc::clone(&signals)),
             signals,
             tt,
             learned: SharedHistories::new(),
@@ -143,18 +83,6 @@ impl Pool {
         };
         pool.spawn_workers(threads);
         pool
-    }
-
-    pub(crate) fn new_shared(threads: usize, signals: Arc<Signals>) -> Arc<Shared> {
-        Arc::new(Shared {
-            signals,
-            counters: (0..threads.max(1)).map(|_| CachePadded::new(AtomicU64::new(0))).collect(),
-            helpers_running: Latch::default(),
-            busy: Latch::default(),
-            results: (0..threads.max(1)).map(|_| Mutex::new(None)).collect(),
-            tb_hits: AtomicU64::new(0),
-            cores: crate::available_cores(),
-        })
     }
 
     /// Starts the workers; false if the system refused a thread (those started stay).
@@ -245,7 +173,7 @@ impl Pool {
     /// Replaces the workers by `threads` new ones; false if the system refused a thread.
     fn restart_workers(&mut self, threads: usize) -> bool {
         self.shutdown_workers();
-        self.shared = Self::new_shared(threads, Arc::clone(&self.signals));
+        self.shared = Shared::new(threads, Arc::clone(&self.signals));
         self.spawn_workers(threads)
     }
 
@@ -497,7 +425,7 @@ mod tests {
     use super::*;
     use engine::board::Position;
     use engine::search::time::{allocate, Clock};
-    use engine::search::SilentReporter;
+    use engine::search::{SearchResult, SilentReporter};
     use std::sync::mpsc::channel;
 
     fn ms(n: u64) -> Option<Duration> {

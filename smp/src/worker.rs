@@ -5,7 +5,7 @@
 //! result for it.
 
 use crate::mailbox::{Receiver, Sender};
-use crate::pool::{Shared, TbSettings};
+use crate::shared::{Shared, TbSettings};
 use crate::vote::{self, VoteMode};
 use engine::board::Board;
 use engine::search::{
@@ -214,7 +214,6 @@ pub(crate) fn start_helpers(shared: &Shared, helpers: HelperJobs) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pool::Pool;
     use engine::board::Position;
 
     fn helper_jobs(count: usize) -> (HelperJobs, Vec<Receiver<Job>>) {
@@ -235,7 +234,7 @@ mod tests {
     }
 
     fn shared() -> Arc<Shared> {
-        Pool::new_shared(4, Arc::default())
+        Shared::new(4, Arc::default())
     }
 
     #[test]

@@ -19,7 +19,7 @@
 //! | … | 8 | u64 FNV-1a of every byte before it |
 
 use crate::network::Network;
-use crate::nnue::{fnv1a, read_limited, write_atomically, MAX_BUCKETS, MAX_HIDDEN};
+use crate::nnue::{fnv1a, read_limited, write_atomically, MAX_HIDDEN, MAX_OUTPUT_BUCKETS};
 use crate::optimiser::AdamW;
 use crate::rng::Rng;
 use crate::trainer::State;
@@ -70,12 +70,12 @@ pub fn from_bytes(bytes: &[u8]) -> Result<State, String> {
     // before buckets existed still read).
     let output_params = (u32_at(36) as usize).checked_sub(Network::param_count(hidden, 0));
     let buckets = match output_params {
-        Some(n) if n % (2 * hidden + 1) == 0 && (1..=MAX_BUCKETS).contains(&(n / (2 * hidden + 1))) => {
+        Some(n) if n % (2 * hidden + 1) == 0 && (1..=MAX_OUTPUT_BUCKETS).contains(&(n / (2 * hidden + 1))) => {
             n / (2 * hidden + 1)
         }
         _ => {
             return Err(format!(
-            "parameter count: {}, not that of hidden size {hidden} with 1 to {MAX_BUCKETS} output buckets",
+            "parameter count: {}, not that of hidden size {hidden} with 1 to {MAX_OUTPUT_BUCKETS} output buckets",
             u32_at(36)
         ))
         }

@@ -6,7 +6,7 @@
 use std::fmt;
 
 /// The number of input features seen from one perspective.
-pub const INPUTS: usize = 768;
+pub use nnue_format::INPUTS;
 
 /// The most pieces a position may hold (and so the most active features per perspective).
 pub const MAX_PIECES: usize = 32;
@@ -73,9 +73,7 @@ pub struct Piece {
 #[inline]
 pub fn feature_index(perspective: Colour, colour: Colour, kind: PieceType, square: u8) -> usize {
     debug_assert!(square < 64);
-    let side = if colour == perspective { 0 } else { 384 };
-    let square = if perspective == Colour::White { square } else { square ^ 56 };
-    side + 64 * kind.index() + square as usize
+    nnue_format::feature_index(perspective as usize, colour as usize, kind.index(), square as usize)
 }
 
 /// Why a FEN was refused.

@@ -288,7 +288,8 @@ fn parse_train(args: &[String]) -> Result<TrainArgs, String> {
                 t.hidden = Some(count(flag, value, 1)?.min(crate::nnue::MAX_HIDDEN as u64 + 1) as usize)
             }
             "--output-buckets" => {
-                t.buckets = Some(count(flag, value, 1)?.min(crate::nnue::MAX_BUCKETS as u64 + 1) as usize)
+                t.buckets =
+                    Some(count(flag, value, 1)?.min(crate::nnue::MAX_OUTPUT_BUCKETS as u64 + 1) as usize)
             }
             "--epochs" => t.epochs = u32::try_from(count(flag, value, 1)?).map_err(|_| bad(flag, value))?,
             "--batch" => t.batch = count(flag, value, 1)?.min(1 << 30) as usize,
@@ -321,8 +322,8 @@ fn parse_train(args: &[String]) -> Result<TrainArgs, String> {
     if t.hidden.is_some_and(|h| h > crate::nnue::MAX_HIDDEN) {
         return Err(format!("--hidden is at most {}", crate::nnue::MAX_HIDDEN));
     }
-    if t.buckets.is_some_and(|b| b > crate::nnue::MAX_BUCKETS) {
-        return Err(format!("--output-buckets is at most {}", crate::nnue::MAX_BUCKETS));
+    if t.buckets.is_some_and(|b| b > crate::nnue::MAX_OUTPUT_BUCKETS) {
+        return Err(format!("--output-buckets is at most {}", crate::nnue::MAX_OUTPUT_BUCKETS));
     }
     if t.input.data.is_empty() {
         return Err("train needs at least one --data FILE".into());

@@ -229,7 +229,7 @@ fn report_quantisation(net: &Network, q: &QuantisedNetwork, sample: &[Entry], ob
             .sum::<f64>()
             / sample.len() as f64
     };
-    let float_loss = mean_loss(&|e, p| net.output(p, e.side_to_move()) * nnue::SCALE);
+    let float_loss = mean_loss(&|e, p| net.output(p, e.side_to_move()) * network::SCALE);
     let integer_loss = mean_loss(&|e, p| q.evaluate(p, e.side_to_move()) as f32);
     outln!(
         "quantisation: |float - integer| over {} positions: mean {:.2} cp, max {:.1} cp (rounded biases: {:.2}, {:.1}); loss float {:.6}, integer {:.6}",
@@ -307,7 +307,7 @@ fn info(path: &Path) -> Result<(), String> {
     let version = u32::from_le_bytes([bytes[4], bytes[5], bytes[6], bytes[7]]);
     outln!("  magic LZNN, version {version}, {} bytes", bytes.len());
     outln!("  inputs 768, hidden {}, activation SCReLU, output buckets {}", q.hidden, q.buckets);
-    outln!("  QA {}, QB {}, SCALE {}", nnue::QA, nnue::QB, nnue::SCALE);
+    outln!("  QA {}, QB {}, SCALE {}", nnue::QA, nnue::QB, network::SCALE);
     outln!("  hash {:#018x}", q.hash());
     outln!("  feature weights {}", range(&q.feature_weights));
     outln!("  feature biases {}", range(&q.feature_biases));

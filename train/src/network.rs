@@ -9,12 +9,15 @@
 //! ```
 //!
 //! Each bucket's output weights are the side to move's H, then the other side's H. The float
-//! output × 400 is centipawns for the side to move (`nnue::SCALE`).
+//! output × 400 is centipawns for the side to move (`SCALE`).
 
 use crate::chess::{Colour, Piece, INPUTS, MAX_PIECES};
 use crate::data::Entry;
-use crate::nnue::{output_bucket, SCALE};
 use crate::rng::Rng;
+use nnue_format::output_bucket;
+
+/// The float output × SCALE is centipawns for the side to move.
+pub const SCALE: f32 = nnue_format::SCALE as f32;
 
 /// The bound every weight is clipped to after each step, so that the quantised values fit i16.
 pub const WEIGHT_CLIP: f32 = 1.98;
@@ -22,7 +25,7 @@ pub const WEIGHT_CLIP: f32 = 1.98;
 #[derive(Clone, Debug, PartialEq)]
 pub struct Network {
     pub hidden: usize,
-    /// Output buckets, 1 to `nnue::MAX_BUCKETS`.
+    /// Output buckets, 1 to `nnue_format::MAX_OUTPUT_BUCKETS`.
     pub buckets: usize,
     pub params: Vec<f32>,
 }

@@ -6,36 +6,16 @@ use crate::network::Network;
 use std::fmt;
 use std::path::Path;
 
-/// Hidden weights and biases are stored as round(w · QA); an activation of 1.0 is QA.
-pub const QA: i32 = 255;
-/// Output weights are stored as round(w · QB).
-pub const QB: i32 = 64;
-/// The float output × SCALE is centipawns.
-pub const SCALE: f32 = 400.0;
-const SCALE_INT: i32 = 400;
+pub use nnue_format::{
+    fnv1a, output_bucket, ACTIVATION_SCRELU, FORMAT_VERSION, HEADER_LEN, HEADER_LEN_V2, MAGIC,
+    MAX_OUTPUT_BUCKETS, QA, QB,
+};
 
-pub const MAGIC: &[u8; 4] = b"LZNN";
-/// Version 1 has one output bucket and no field for it; version 2 names the bucket count.
-pub const VERSION: u32 = 2;
-pub const ACTIVATION_SCRELU: u32 = 1;
-/// The header's length in a version 1 file.
-pub const HEADER_BYTES: usize = 40;
-/// The header's length in a version 2 file: the bucket count follows the version 1 fields.
-pub const HEADER_BYTES_V2: usize = 44;
 /// Files longer than this are not read: no network or checkpoint of a sensible size is so large.
 pub const READ_LIMIT: u64 = 1 << 30;
 /// The largest hidden size a reader accepts: far above any useful network, it keeps a corrupt
 /// header from asking for an absurd allocation.
 pub const MAX_HIDDEN: usize = 1 << 16;
-/// The most output buckets a network may have (one for every two pieces on the board).
-pub const MAX_BUCKETS: usize = 16;
-
-/// The output bucket of a position with `pieces` pieces on the board, of `buckets`: the piece
-/// counts 2 to 32 cut into `buckets` runs of nearly equal length, fewest pieces first (with 8,
-/// runs of four: 2-5, 6-9, …, 30-32).
-pub fn output_bucket(pieces: usize, buckets: usize) -> usize {
-    (pieces.clamp(2, 32) - 2) * buckets / 31
-}
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct QuantisedNetwork {
@@ -61,16 +41,6 @@ impl fmt::Display for NetworkError {
 }
 
 impl std::error::Error for NetworkError {}
-
-/// 64-bit FNV-1a.
-pub fn fnv1a(bytes: &[u8]) -> u64 {
-    let mut hash = 0xcbf2_9ce4_8422_2325u64;
-    for &b in bytes {
-        hash ^= u64::from(b);
-        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    hash
-}
 
 fn quantise(w: f32, scale: i32) -> i16 {
     (w * scale as f32).round().clamp(f32::from(i16::MIN), f32::from(i16::MAX)) as i16
@@ -131,9 +101,9 @@ impl QuantisedNetwork {
     /// of the format knows.
     fn header_len(&self) -> usize {
         if self.buckets == 1 {
-            HEADER_BYTES
+            HEADER_LEN
         } else {
-            HEADER_BYTES_V2
+            HEADER_LEN_V2
         }
     }
 
@@ -145,15 +115,15 @@ impl QuantisedNetwork {
         for b in &self.output_biases {
             body.extend_from_slice(&b.to_le_bytes());
         }
-        let version = if self.buckets == 1 { 1 } else { VERSION };
+        let version = if self.buckets == 1 { 1 } else { FORMAT_VERSION };
         let mut fields =
             vec![version, INPUTS as u32, self.hidden as u32, ACTIVATION_SCRELU, QA as u32, QB as u32];
-        fields.push(SCALE_INT as u32);
+        fields.push(nnue_format::SCALE as u32);
         if version >= 2 {
             fields.push(self.buckets as u32);
         }
         let mut out = Vec::with_capacity(self.header_len() + body.len());
-        out.extend_from_slice(MAGIC);
+        out.extend_from_slice(&MAGIC);
         for field in fields {
             out.extend_from_slice(&field.to_le_bytes());
         }
@@ -171,28 +141,25 @@ impl QuantisedNetwork {
     /// Reads a network file's bytes, refusing any field that disagrees with the format.
     pub fn from_bytes(bytes: &[u8]) -> Result<QuantisedNetwork, NetworkError> {
         let bad = |m: String| Err(NetworkError(m));
-        if bytes.len() < HEADER_BYTES {
-            return bad(format!(
-                "length: {} bytes, shorter than the {HEADER_BYTES}-byte header",
-                bytes.len()
-            ));
+        if bytes.len() < HEADER_LEN {
+            return bad(format!("length: {} bytes, shorter than the {HEADER_LEN}-byte header", bytes.len()));
         }
-        if &bytes[0..4] != MAGIC {
+        if bytes[0..4] != MAGIC {
             return bad(format!("magic: {:?}, expected \"LZNN\"", String::from_utf8_lossy(&bytes[0..4])));
         }
         let field =
             |i: usize| u32::from_le_bytes(bytes[4 + 4 * i..8 + 4 * i].try_into().expect("four bytes"));
         let version = field(0);
         let header_len = match version {
-            1 => HEADER_BYTES,
-            2 if bytes.len() >= HEADER_BYTES_V2 => HEADER_BYTES_V2,
+            1 => HEADER_LEN,
+            2 if bytes.len() >= HEADER_LEN_V2 => HEADER_LEN_V2,
             2 => {
                 return bad(format!(
-                    "length: {} bytes, shorter than the {HEADER_BYTES_V2}-byte header",
+                    "length: {} bytes, shorter than the {HEADER_LEN_V2}-byte header",
                     bytes.len()
                 ))
             }
-            _ => return bad(format!("version: {version}, expected 1 or {VERSION}")),
+            _ => return bad(format!("version: {version}, expected 1 or {FORMAT_VERSION}")),
         };
         let expect = [
             ("version", version),
@@ -201,7 +168,7 @@ impl QuantisedNetwork {
             ("activation", ACTIVATION_SCRELU),
             ("QA", QA as u32),
             ("QB", QB as u32),
-            ("SCALE", SCALE_INT as u32),
+            ("SCALE", nnue_format::SCALE as u32),
         ];
         for (i, (name, want)) in expect.iter().enumerate() {
             let got = field(i);
@@ -214,8 +181,8 @@ impl QuantisedNetwork {
             return bad(format!("hidden: {hidden}, expected 1 to {MAX_HIDDEN}"));
         }
         let buckets = if version == 1 { 1 } else { field(7) as usize };
-        if buckets == 0 || buckets > MAX_BUCKETS {
-            return bad(format!("output buckets: {buckets}, expected 1 to {MAX_BUCKETS}"));
+        if buckets == 0 || buckets > MAX_OUTPUT_BUCKETS {
+            return bad(format!("output buckets: {buckets}, expected 1 to {MAX_OUTPUT_BUCKETS}"));
         }
         let want_len = header_len + Self::body_len(hidden, buckets);
         if bytes.len() != want_len {
@@ -289,7 +256,7 @@ impl QuantisedNetwork {
             }
         }
         let hidden = i64::from(sum / QA) + i64::from(self.output_biases[bucket]);
-        (hidden * i64::from(SCALE_INT) / i64::from(QA * QB)) as i32
+        (hidden * i64::from(nnue_format::SCALE) / i64::from(QA * QB)) as i32
     }
 }
 

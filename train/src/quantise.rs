@@ -8,7 +8,8 @@
 
 use crate::data::Entry;
 use crate::network::Network;
-use crate::nnue::{QuantisedNetwork, QA, QB, SCALE};
+use crate::network::SCALE;
+use crate::nnue::{QuantisedNetwork, QA, QB};
 use rayon::prelude::*;
 
 /// |float − integer| in centipawns over sample positions.

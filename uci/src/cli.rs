@@ -38,7 +38,7 @@ pub fn run(args: &[String]) -> i32 {
         Some("scaling") => crate::scaling_cli::scaling_command(&args[1..]),
         Some("datagen") => crate::datagen_cli::datagen_command(&args[1..]),
         Some("serve") => crate::serve_cli::serve_command(&args[1..]),
-        Some("connect") => crate::serve_cli::connect_command(&args[1..]),
+        Some("connect") => crate::connect::connect_command(&args[1..]),
         // OpenBench passes the whole request as one argument (then `quit`).
         Some(spec) if spec.starts_with("genfens") => crate::datagen_cli::genfens_command(spec),
         Some("spsa") => {
@@ -61,24 +61,6 @@ pub fn run(args: &[String]) -> i32 {
             2
         }
     }
-}
-
-/// A benchmark subcommand's arguments: `--help` prints the usage and the help (exit 0), bad
-/// arguments the problem and the usage (exit 2); otherwise what `parse` read.
-pub(crate) fn parse_or_exit<T>(
-    args: &[String],
-    usage: &str,
-    help: &str,
-    parse: impl FnOnce(&[String]) -> Result<T, String>,
-) -> Result<T, i32> {
-    if args.iter().any(|a| a == "--help" || a == "-h") {
-        crate::outln!("usage: {usage}\n\n{help}");
-        return Err(0);
-    }
-    parse(args).map_err(|e| {
-        eprintln!("{e}\nusage: {usage}");
-        2
-    })
 }
 
 fn bench_command(args: &[String]) -> i32 {

@@ -1,6 +1,7 @@
 //! The UCI front end of Lazuli: command-line tools, the UCI protocol and session.
 #![deny(unsafe_code)]
 
+mod args;
 pub mod cli;
 pub mod command;
 pub mod connect;

@@ -126,7 +126,7 @@ fn parse_args(args: &[String]) -> Result<(ScalingConfig, Outputs), String> {
 }
 
 pub fn scaling_command(args: &[String]) -> i32 {
-    let (config, outputs) = match crate::cli::parse_or_exit(args, USAGE, HELP, parse_args) {
+    let (config, outputs) = match crate::args::parse_or_exit(args, USAGE, HELP, parse_args) {
         Ok(v) => v,
         Err(code) => return code,
     };

@@ -133,7 +133,7 @@ fn parse_args(args: &[String]) -> Result<(SpeedtestConfig, Option<String>), Stri
 }
 
 pub fn speedtest_command(args: &[String]) -> i32 {
-    let (config, json_path) = match crate::cli::parse_or_exit(args, USAGE, HELP, parse_args) {
+    let (config, json_path) = match crate::args::parse_or_exit(args, USAGE, HELP, parse_args) {
         Ok(v) => v,
         Err(code) => return code,
     };

@@ -69,6 +69,10 @@ impl fmt::Display for FenError {
 impl std::error::Error for FenError {}
 
 impl Position {
+    pub fn startpos() -> Position {
+        Position::from_fen(STARTPOS).expect("the start position is valid")
+    }
+
     pub fn from_fen(fen: &str) -> Result<Position, FenError> {
         let fields: Vec<&str> = fen.split_ascii_whitespace().collect();
         if !(4..=6).contains(&fields.len()) {

@@ -70,10 +70,6 @@ impl Position {
         }
     }
 
-    pub fn startpos() -> Position {
-        Position::from_fen(super::fen::STARTPOS).expect("the start position is valid")
-    }
-
     // ---- Accessors ----------------------------------------------------------------------
 
     #[inline]

@@ -32,12 +32,20 @@ mod tuned;
 #[cfg(test)]
 mod tests;
 
-pub use params::{Param, Params, DEFAULT_PARAMS};
+pub use params::{Param, Params};
 pub use pawns::PawnCache;
 pub use score::{s, Score};
 pub use trace::{Term, Trace};
 
 use crate::board::{Color, Position};
+
+impl Params {
+    /// The values the engine plays with, written by the Texel tuner into `tuned.rs`.
+    pub const DEFAULT: Params = tuned::TUNED;
+}
+
+/// The built-in parameter set.
+pub static DEFAULT_PARAMS: Params = Params::DEFAULT;
 use info::EvalInfo;
 use pawns::PawnEntry;
 use scale::{PHASE_MAX, SCALE_NORMAL};

@@ -119,8 +119,6 @@ macro_rules! parameters {
         impl Params {
             /// The hand-set starting values: PeSTO's material and tables, the rest set by hand.
             pub const HAND_SET: Params = Params { $( $name: $default, )* };
-            /// The values the engine plays with, written by the Texel tuner into `tuned.rs`.
-            pub const DEFAULT: Params = super::tuned::TUNED;
 
             fn visit(&self, f: &mut dyn FnMut(&dyn Group, &'static str)) {
                 $( f(&self.$name, stringify!($name)); )*
@@ -274,9 +272,6 @@ impl Default for Params {
     }
 }
 
-/// The built-in parameter set.
-pub static DEFAULT_PARAMS: Params = Params::DEFAULT;
-
 impl Params {
     /// The number of scalar parameters (each with an mg and an eg half).
     pub fn len(&self) -> usize {
@@ -362,15 +357,5 @@ mod tests {
         assert_eq!(p.rook_open_file, Score::new(11, -12));
         assert!(!p.set(list.len(), 0, 0));
         assert_eq!(p.get(list.len()), None);
-    }
-
-    /// `tuned.rs` is exactly what `to_source` prints for the built-in set, so a tuner that
-    /// writes `to_source` output back produces the set it tuned.
-    #[test]
-    fn tuned_file_round_trips_through_to_source() {
-        let file = include_str!("tuned.rs");
-        let body = Params::DEFAULT.to_source();
-        assert!(file.contains(&format!("= {body};")), "tuned.rs differs from DEFAULT.to_source()");
-        assert_ne!(Params::HAND_SET.to_source(), String::new());
     }
 }

@@ -140,7 +140,7 @@ impl Default for PawnCache {
 mod tests {
     use super::*;
     use crate::board::Square;
-    use crate::eval::params::DEFAULT_PARAMS;
+    use crate::eval::DEFAULT_PARAMS;
 
     fn entry(fen: &str) -> PawnEntry {
         PawnEntry::compute(&Position::from_fen(fen).expect("valid FEN"), &DEFAULT_PARAMS)

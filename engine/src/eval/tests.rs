@@ -245,3 +245,13 @@ fn params_list_round_trips_through_set() {
     }
     assert_eq!(p, defaults);
 }
+
+/// `tuned.rs` is exactly what `to_source` prints for the built-in set, so a tuner that
+/// writes `to_source` output back produces the set it tuned.
+#[test]
+fn tuned_file_round_trips_through_to_source() {
+    let file = include_str!("tuned.rs");
+    let body = Params::DEFAULT.to_source();
+    assert!(file.contains(&format!("= {body};")), "tuned.rs differs from DEFAULT.to_source()");
+    assert_ne!(Params::HAND_SET.to_source(), String::new());
+}

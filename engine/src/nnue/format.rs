@@ -10,14 +10,8 @@ use std::fmt;
 use std::io::Read;
 use std::path::Path;
 
-pub const MAGIC: [u8; 4] = *b"LZNN";
-/// The newest version; every older one is read too.
-pub const FORMAT_VERSION: u32 = 2;
-/// Version 1: magic, seven u32 fields and the u64 hash.
-pub const HEADER_LEN: usize = 40;
-/// Version 2: the output bucket count follows the seven fields.
-pub const HEADER_LEN_V2: usize = 44;
-const BUCKETS_OFFSET: usize = 32;
+use nnue_format::{fnv1a, BUCKETS_OFFSET};
+pub use nnue_format::{FORMAT_VERSION, HEADER_LEN, HEADER_LEN_V2, MAGIC};
 
 /// The length of everything after the header, for `buckets` output buckets.
 pub(super) const fn body_len(buckets: usize) -> usize {
@@ -164,11 +158,6 @@ impl fmt::Display for LoadError {
 }
 
 impl std::error::Error for LoadError {}
-
-/// FNV-1a, 64 bits.
-pub fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &b| (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
-}
 
 fn u32_at(bytes: &[u8], offset: usize) -> u32 {
     let mut word = [0; 4];

@@ -25,26 +25,16 @@ pub use network::Network;
 use crate::board::{Color, Piece, Square};
 use std::sync::{Arc, LazyLock, RwLock};
 
-/// Input features per perspective: 2 colours × 6 piece types × 64 squares.
-pub const INPUTS: usize = 768;
+pub use nnue_format::{fnv1a, ACTIVATION_SCRELU, INPUTS, MAX_OUTPUT_BUCKETS, QA, QB, SCALE};
+
 /// Neurons of the hidden layer. Networks of another size are refused.
 pub const HIDDEN: usize = 256;
-/// Hidden weights and biases are stored × QA; an activation of 1.0 is QA.
-pub const QA: i32 = 255;
-/// Output weights are stored × QB.
-pub const QB: i32 = 64;
-/// The float network's output × SCALE is centipawns.
-pub const SCALE: i32 = 400;
-/// The activation code of SCReLU in the file header.
-pub const ACTIVATION_SCRELU: u32 = 1;
-/// The most output buckets a network may have.
-pub const MAX_OUTPUT_BUCKETS: usize = 16;
 
-/// Which of `buckets` output layers a position with `pieces` pieces on the board uses: the
-/// counts 2 to 32 cut into `buckets` runs of nearly equal length, fewest pieces first.
+/// Which of `buckets` output layers a position with `pieces` pieces on the board uses
+/// (`nnue_format::output_bucket`).
 #[inline]
 pub fn output_bucket(pieces: u32, buckets: usize) -> usize {
-    (pieces.clamp(2, 32) as usize - 2) * buckets / 31
+    nnue_format::output_bucket(pieces as usize, buckets)
 }
 
 /// The network the engine starts with and that an empty `EvalFile` returns to (`None` would make
@@ -76,12 +66,15 @@ impl Accumulator {
     }
 }
 
-/// The input index of `piece` on `square` seen from `perspective`: its own pieces in the first
-/// half, the board rank-mirrored for Black.
+/// The input index of `piece` on `square` seen from `perspective` (`nnue_format::feature_index`).
 #[inline]
 pub fn feature_index(perspective: Color, piece: Piece, square: Square) -> usize {
-    let side = if piece.color() == perspective { 0 } else { INPUTS / 2 };
-    side + 64 * piece.kind().index() + square.relative(perspective).index()
+    nnue_format::feature_index(
+        perspective.index(),
+        piece.color().index(),
+        piece.kind().index(),
+        square.index(),
+    )
 }
 
 /// The network searches use when told nothing else; `None` is the hand-crafted evaluation.

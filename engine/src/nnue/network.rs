@@ -69,7 +69,7 @@ impl Network {
         let output_biases = (0..buckets as i32).map(|b| 1000 * b).collect();
         let network = Network::from_parts(feature_weights, feature_bias, output_weights, output_biases, 0);
         // The hash of the file it would be, so that it names the network as a loaded one would.
-        let hash = super::format::fnv1a(&network.payload());
+        let hash = super::fnv1a(&network.payload());
         Network { hash, ..network }
     }
 

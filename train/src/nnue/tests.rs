@@ -1,6 +1,7 @@
 use super::*;
 use crate::chess::{parse_fen, PieceType};
 use crate::network::tests::positions;
+use crate::network::SCALE;
 use crate::rng::Rng;
 
 fn random_network(hidden: usize, buckets: usize, seed: u64) -> Network {
@@ -37,7 +38,7 @@ fn output_buckets_cut_the_piece_counts_evenly() {
         (eight[0], eight[2], eight[5], eight[6], eight[29], eight[30], eight[32], eight[40]),
         (0, 0, 0, 1, 6, 7, 7, 7)
     );
-    for buckets in 1..=MAX_BUCKETS {
+    for buckets in 1..=MAX_OUTPUT_BUCKETS {
         let used: std::collections::BTreeSet<usize> = of(buckets).into_iter().collect();
         assert_eq!(used.len(), buckets, "{buckets} buckets");
         assert!(used.iter().all(|&b| b < buckets));
@@ -46,7 +47,7 @@ fn output_buckets_cut_the_piece_counts_evenly() {
 
 #[test]
 fn file_round_trip() {
-    for (buckets, version, header) in [(1, 1, HEADER_BYTES), (8, 2, HEADER_BYTES_V2)] {
+    for (buckets, version, header) in [(1, 1, HEADER_LEN), (8, 2, HEADER_LEN_V2)] {
         let q = QuantisedNetwork::from_float(&random_network(32, buckets, 1));
         let bytes = q.to_bytes();
         assert_eq!(bytes.len(), header + QuantisedNetwork::body_len(32, buckets));
@@ -74,7 +75,7 @@ fn corrupt_network_files_name_the_field() {
         b
     };
     let mut flipped = good.clone();
-    flipped[HEADER_BYTES + 100] ^= 0x40;
+    flipped[HEADER_LEN + 100] ^= 0x40;
     let mut longer = good.clone();
     longer.push(0);
     let cases: Vec<(Vec<u8>, &str)> = vec![

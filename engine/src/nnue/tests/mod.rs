@@ -8,7 +8,8 @@ mod kernels;
 mod search;
 mod symmetry;
 
-use super::format::{body_len, fnv1a};
+use super::fnv1a;
+use super::format::body_len;
 use super::{Network, HEADER_LEN, HEADER_LEN_V2, HIDDEN, INPUTS};
 use crate::board::{Color, Position};
 
