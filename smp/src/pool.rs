@@ -1,5 +1,5 @@
-//! The thread pool: persistent workers, each owning a `Searcher`, parked on a channel between
-//! searches. Worker 0 is the main thread: it reports, owns the limits, decides when everyone
+//! The thread pool: persistent workers, each owning a `Searcher`, parked on a condition
+//! variable between searches (`mailbox.rs`). Worker 0 is the main thread: it reports, owns the limits, decides when everyone
 //! stops and gives `bestmove`; the helpers search the same position silently and share what
 //! they learn through the transposition table. `stop` only raises a flag.
 

@@ -1,4 +1,4 @@
-//! The worker threads: each owns a `Searcher` and waits on its channel for jobs. Worker 0 is
+//! The worker threads: each owns a `Searcher` and waits in its mailbox for jobs. Worker 0 is
 //! the main thread. It starts the helpers once it has completed its first iteration, owns the
 //! limits, and when its search ends it stops the helpers, waits for them, chooses the move and
 //! answers: it is the only thread that gives `bestmove`. Helpers only search and leave their

@@ -54,9 +54,9 @@ on the validation positions; quantise does the same on the validation positions 
                        run: epoch 1, fresh optimiser); a one-bucket network may start a run
                        with any number of output buckets
 
-Validation: about 2% of the games are held out, chosen by a fixed hash of the game's number
-across all files. Text files hold no game boundaries, so there whole blocks of 1024
-consecutive lines (several games' worth) are held out instead.
+Validation: about 2% of the games are held out, chosen by a fixed hash of the game's bytes, so
+a game keeps its side whatever files it is read with. Text files hold no game boundaries, so
+there whole blocks of 1024 consecutive lines (several games' worth) are held out instead.
 
 eval prints the integer evaluation of a FEN, in centipawns, as the engine must compute it.
 

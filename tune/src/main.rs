@@ -107,8 +107,8 @@ fn run(config: &Config) -> Result<(), String> {
         report.malformed,
         clock.elapsed().as_secs_f64()
     );
-    // Every 20th block of 2,000 lines is held out to check that the fit generalises. Datagen
-    // writes each game's positions together, so blocks keep (nearly) whole games on one side:
+    // Every 20th block of 2,000 lines is held out to check that the fit generalises. The text
+    // that `datagen inspect --text` writes keeps each game's positions together, so blocks keep (nearly) whole games on one side:
     // positions of one game are too alike for a per-position split to be a fair test.
     let (mut train, mut valid) = (Vec::new(), Vec::new());
     for (i, entry) in positions.into_iter().enumerate() {

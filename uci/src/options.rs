@@ -51,7 +51,8 @@ pub const OPTIONS: &[OptionSpec] = &[
     // `ucinewgame` and `quit`.
     OptionSpec { name: "Keep Hash File", kind: OptionKind::Check { default: false } },
     OptionSpec { name: "UCI_ShowWDL", kind: OptionKind::Check { default: false } },
-    // On: every search without a clock is an analysis, which resumes from the table.
+    // On: every search without a clock, `movetime` or `ponder` is an analysis, which resumes
+    // from the table.
     OptionSpec { name: "UCI_AnalyseMode", kind: OptionKind::Check { default: false } },
     OptionSpec { name: "UCI_LimitStrength", kind: OptionKind::Check { default: false } },
     OptionSpec {

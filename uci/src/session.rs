@@ -465,8 +465,6 @@ impl Session {
     }
 }
 
-/// The legal move written `text` in UCI. Either castling notation is accepted; where the two
-/// readings differ (a Chess960 king next to its rook), the current mode's reading wins.
 /// `fen` as a position, with castling rights whose king or rook is not in place dropped and an
 /// en-passant square that no double push can have produced ignored, each with a note.
 fn sanitized_position(fen: &str, notes: &mut Vec<String>) -> Result<Position, String> {
@@ -496,6 +494,8 @@ fn sanitized_position(fen: &str, notes: &mut Vec<String>) -> Result<Position, St
     Err(format!("bad FEN '{}'", shorten(fen)))
 }
 
+/// The legal move written `text` in UCI. Either castling notation is accepted; where the two
+/// readings differ (a Chess960 king next to its rook), the current mode's reading wins.
 pub fn find_move(pos: &Position, text: &str, chess960: bool) -> Option<Move> {
     if text.len() > 5 {
         return None;

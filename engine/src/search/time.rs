@@ -8,7 +8,8 @@
 //! - **Pondering is a pause**: no time counts while the search ponders; after `ponderhit` it
 //!   counts from the moment of the hit (`time_used`).
 //!
-//! Every factor is a tunable in `params` (percentages where the factor is a fraction).
+//! The scaling factors are tunables in `params` (percentages where the factor is a fraction); the
+//! horizons, the largest share of the clock and the clamp on the scaling are fixed margins.
 
 use super::params::{
     TM_HARD_MULTIPLE, TM_INCREMENT_PERCENT, TM_NODE_SHARE_BASE, TM_SCORE_DROP, TM_SCORE_DROP_PERCENT,

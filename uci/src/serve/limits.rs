@@ -104,6 +104,11 @@ impl RemoteGate {
     }
 }
 
+/// Whether `name` is one of a tuning build's search constants, which are process-wide.
+fn is_search_constant(name: &str) -> bool {
+    engine::search::params::TUNABLES.iter().any(|t| t.name.eq_ignore_ascii_case(name))
+}
+
 impl Gate for RemoteGate {
     fn check_option(&mut self, name: &str, value: &OptionValue) -> Result<(), String> {
         let rules = &self.budget.rules;
@@ -115,6 +120,12 @@ impl Gate for RemoteGate {
         if SHARED_OPTIONS.contains(&name) && !rules.single_connection {
             return Err(
                 "refused: it changes the evaluation of every connection (allowed with --max-connections 1)"
+                    .into(),
+            );
+        }
+        if is_search_constant(name) && !rules.single_connection {
+            return Err(
+                "refused: it changes the search of every connection (allowed with --max-connections 1)"
                     .into(),
             );
         }
@@ -247,6 +258,10 @@ mod tests {
             .unwrap_err()
             .contains("every connection"));
         assert!(gate.check_option("Debug Log File", &OptionValue::String(String::new())).is_err());
+        // A tuning build's search constants are process-wide too.
+        let tunable = engine::search::params::TUNABLES[0];
+        let refused = gate.check_option(tunable.name, &OptionValue::Spin(i64::from(tunable.default)));
+        assert!(refused.unwrap_err().contains("every connection"), "{}", tunable.name);
         assert!(gate.check_option("MultiPV", &OptionValue::Spin(3)).is_ok());
         let open = Budget::new(Rules { allow_files: true, single_connection: true, ..rules() });
         let mut gate = open.admit().unwrap();

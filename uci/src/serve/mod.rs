@@ -123,10 +123,14 @@ impl Server {
     }
 
     /// After a session ends: with a single connection allowed, a client may have changed the
-    /// process-wide evaluation (`EvalFile`, `Use NNUE`); the next one starts with the default.
+    /// process-wide evaluation (`EvalFile`, `Use NNUE`) or a tuning build's search constants; the
+    /// next one starts with the defaults.
     fn session_ended(&self) {
         if self.single_connection {
             engine::nnue::set_active(engine::nnue::default_network());
+            for tunable in engine::search::params::TUNABLES {
+                engine::search::params::set_tunable(tunable.name, tunable.default);
+            }
         }
     }
 

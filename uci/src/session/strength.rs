@@ -3,8 +3,9 @@
 //! the further it is behind. A weak player misjudges and sees less; it does not blunder at
 //! random: a move the search found losing by force is never chosen while another is not.
 //!
-//! The mapping from Elo to search effort and spread is fitted by games against Stockfish's
-//! calibrated levels (docs/strength.md); the constants below are that fit.
+//! The mapping from Elo to search effort and spread is to be fitted by games against
+//! Stockfish's calibrated levels; the constants below are a first guess, and docs/strength.md
+//! has the games played against it so far.
 
 use engine::board::Move;
 use engine::search::score::MATE_BOUND;
@@ -27,7 +28,7 @@ const SPREAD_AT_MIN: f64 = 250.0;
 /// What one level searches and how freely it chooses.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Level {
-    /// The search stops once an iteration past `MIN_DEPTH` has used this many nodes.
+    /// The search stops once an iteration of depth `MIN_DEPTH` or more has used this many nodes.
     pub nodes: u64,
     pub lines: usize,
     /// The most centipawns a choice may give away.
