@@ -112,10 +112,10 @@ fn same_size_hash_keeps_its_contents() {
     let rx = start(&mut pool, Position::startpos(), Limits::depth(8), false);
     rx.recv_timeout(Duration::from_secs(60)).expect("search ends");
     let key = Position::startpos().key();
-    assert!(pool.tt().probe(key, 0).is_some());
+    assert!(pool.tt().probe(key, 0, 0).is_some());
     pool.set_hash(pool.hash_mb()).expect("no-op");
     pool.set_threads(1).expect("threads start");
-    assert!(pool.tt().probe(key, 0).is_some(), "re-sending the same Hash/Threads cleared the table");
+    assert!(pool.tt().probe(key, 0, 0).is_some(), "re-sending the same Hash/Threads cleared the table");
 }
 
 /// How long `stop` may take to give the answer, at the median and at worst, over ten searches.

@@ -93,7 +93,8 @@ impl Searcher {
 
         // Step 2. Transposition table.
         let excluded = self.ss(ply).excluded;
-        let tt_entry = if excluded.is_null() { ctx.tt.probe(pos.key(), ply) } else { None };
+        let tt_entry =
+            if excluded.is_null() { ctx.tt.probe(pos.key(), ply, pos.halfmove_clock()) } else { None };
         let tt_move = tt_entry.map_or(Move::NULL, |e| e.mv);
         let tt_pv = PV || tt_entry.is_some_and(|e| e.pv);
         if let Some(entry) = tt_entry {

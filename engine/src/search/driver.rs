@@ -194,7 +194,7 @@ impl Searcher {
         if !limits.resume || self.root_tb.is_some() {
             return None;
         }
-        let entry = ctx.tt.probe(root.key(), 0)?;
+        let entry = ctx.tt.probe(root.key(), 0, root.halfmove_clock())?;
         let usable = entry.bound != crate::tt::BOUND_NONE
             && entry.depth >= RESUME_MIN_DEPTH
             && self.root_moves.iter().any(|r| r.mv == entry.mv);
@@ -304,7 +304,8 @@ impl Searcher {
         board.make_move(best);
         let pos = *board.position();
         board.unmake();
-        let candidate = pv.get(1).copied().or_else(|| ctx.tt.probe(pos.key(), 1).map(|e| e.mv));
+        let candidate =
+            pv.get(1).copied().or_else(|| ctx.tt.probe(pos.key(), 1, pos.halfmove_clock()).map(|e| e.mv));
         candidate.filter(|&mv| pos.is_legal_move(mv)).unwrap_or(Move::NULL)
     }
 

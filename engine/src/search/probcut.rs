@@ -21,7 +21,7 @@ impl Searcher {
         ply: usize,
         cut_node: bool,
     ) -> Option<i32> {
-        let tt_move = ctx.tt.probe(pos.key(), ply).map_or(Move::NULL, |e| e.mv);
+        let tt_move = ctx.tt.probe(pos.key(), ply, pos.halfmove_clock()).map_or(Move::NULL, |e| e.mv);
         let mut picker = MovePicker::new_qsearch(pos, tt_move, [None; 2]);
         while let Some(mv) = picker.next(pos, &self.hist) {
             if !pos.see_ge(mv, probcut_beta - eval) {

@@ -34,7 +34,7 @@ impl Searcher {
             return if in_check { DRAW } else { self.evaluate(&pos) };
         }
 
-        let tt_entry = ctx.tt.probe(pos.key(), ply);
+        let tt_entry = ctx.tt.probe(pos.key(), ply, pos.halfmove_clock());
         if let Some(entry) = tt_entry {
             let usable = match entry.bound {
                 BOUND_EXACT => true,

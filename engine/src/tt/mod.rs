@@ -47,7 +47,7 @@ const ENTRIES_PER_BUCKET: usize = 6;
 const GENERATION_BITS: u8 = 5;
 const GENERATION_CYCLE: u8 = 1 << GENERATION_BITS;
 
-use crate::search::score::PLY_DEPENDENT_BOUND;
+use crate::search::score::{is_decisive, MATE, MATE_BOUND, PLY_DEPENDENT_BOUND, TB_WIN};
 
 /// Six entries in one cache line: 48 bytes of words, 12 of evaluations, 4 unused.
 #[repr(C, align(64))]
@@ -197,15 +197,16 @@ impl TranspositionTable {
         memory::prefetch(self.bucket(key));
     }
 
-    /// The entry stored for `key`, with its score converted for a node at `ply`.
+    /// The entry stored for `key`, with its score converted for a node at `ply` whose
+    /// fifty-move counter is `halfmove` (`score_from_tt`).
     #[inline]
-    pub fn probe(&self, key: u64, ply: usize) -> Option<TtEntry> {
+    pub fn probe(&self, key: u64, ply: usize, halfmove: u16) -> Option<TtEntry> {
         let bucket = self.bucket(key);
         let check = key_check(key);
         for (word, eval) in bucket.words.iter().zip(&bucket.evals) {
             let word = word.load(Ordering::Relaxed);
             if let Some(mut entry) = TtEntry::unpack_if(word, eval.load(Ordering::Relaxed), check) {
-                entry.score = score_from_tt(entry.score, ply);
+                entry.score = score_from_tt(entry.score, ply, halfmove);
                 return Some(entry);
             }
         }
@@ -303,14 +304,23 @@ pub fn score_to_tt(score: i32, ply: usize) -> i32 {
     }
 }
 
+/// The stored `score` for a node at `ply` whose fifty-move counter is `halfmove`. A mate or a
+/// tablebase result further away than the counter leaves may never be reached (the draw comes
+/// first): it reads as the best undecided score instead, still good enough to steer by, never a
+/// proof.
 #[inline]
-pub fn score_from_tt(score: i32, ply: usize) -> i32 {
-    if score >= PLY_DEPENDENT_BOUND {
-        score - ply as i32
-    } else if score <= -PLY_DEPENDENT_BOUND {
-        score + ply as i32
-    } else {
-        score
+pub fn score_from_tt(score: i32, ply: usize, halfmove: u16) -> i32 {
+    if !is_decisive(score) {
+        return score;
+    }
+    let plies_left = 100 - i32::from(halfmove.min(100));
+    let distance = if score.abs() >= MATE_BOUND { MATE - score.abs() } else { TB_WIN - score.abs() };
+    let undecided = PLY_DEPENDENT_BOUND - 1;
+    match (distance > plies_left, score > 0) {
+        (true, true) => undecided,
+        (true, false) => -undecided,
+        (false, true) => score - ply as i32,
+        (false, false) => score + ply as i32,
     }
 }
 
@@ -334,6 +344,7 @@ fn write_zeros(buckets: &[Bucket], threads: usize) {
 mod tests {
     use super::*;
     use crate::board::Square;
+    use crate::search::score::TB_WIN;
 
     fn some_move() -> Move {
         Move::new(Square::new(12), Square::new(28), Move::DOUBLE_PUSH)
@@ -343,14 +354,14 @@ mod tests {
     fn store_then_probe() {
         let tt = TranspositionTable::new(1);
         tt.store(0xdead_beef, 0, some_move(), -123, 45, 7, BOUND_LOWER, true);
-        let e = tt.probe(0xdead_beef, 0).expect("stored");
+        let e = tt.probe(0xdead_beef, 0, 0).expect("stored");
         assert_eq!(
             (e.mv, e.score, e.eval, e.depth, e.bound, e.pv),
             (some_move(), -123, 45, 7, BOUND_LOWER, true)
         );
-        assert!(tt.probe(0xdead_bee0, 0).is_none());
+        assert!(tt.probe(0xdead_bee0, 0, 0).is_none());
         tt.clear(2);
-        assert!(tt.probe(0xdead_beef, 0).is_none());
+        assert!(tt.probe(0xdead_beef, 0, 0).is_none());
     }
 
     #[test]
@@ -360,10 +371,30 @@ mod tests {
         // Found at ply 2: from that node it is a mate in 3 plies.
         tt.store(42, 2, Move::NULL, mate_in_3_from_root, 0, 4, BOUND_EXACT, false);
         // Probed at ply 4 through another path: the mate is 2 plies further from the root.
-        assert_eq!(tt.probe(42, 4).map(|e| e.score), Some(mate_in_3_from_root - 2));
+        assert_eq!(tt.probe(42, 4, 0).map(|e| e.score), Some(mate_in_3_from_root - 2));
         tt.store(43, 3, Move::NULL, -32_000 + 7, 0, 4, BOUND_EXACT, false);
-        assert_eq!(tt.probe(43, 1).map(|e| e.score), Some(-32_000 + 5));
-        assert_eq!(score_from_tt(score_to_tt(250, 9), 3), 250);
+        assert_eq!(tt.probe(43, 1, 0).map(|e| e.score), Some(-32_000 + 5));
+        assert_eq!(score_from_tt(score_to_tt(250, 9), 3, 0), 250);
+    }
+
+    #[test]
+    fn a_decided_score_the_fifty_move_rule_spoils_is_read_as_the_best_undecided_one() {
+        let best_undecided = PLY_DEPENDENT_BOUND - 1;
+        let tt = TranspositionTable::new(1);
+        // A mate in 5 plies from the node: reachable with 94 plies on the counter, not with 96.
+        tt.store(50, 0, Move::NULL, 32_000 - 5, 0, 4, BOUND_EXACT, false);
+        assert_eq!(tt.probe(50, 0, 94).map(|e| e.score), Some(32_000 - 5));
+        assert_eq!(tt.probe(50, 0, 96).map(|e| e.score), Some(best_undecided));
+        tt.store(51, 0, Move::NULL, -32_000 + 5, 0, 4, BOUND_EXACT, false);
+        assert_eq!(tt.probe(51, 2, 94).map(|e| e.score), Some(-32_000 + 7));
+        assert_eq!(tt.probe(51, 2, 96).map(|e| e.score), Some(-best_undecided));
+        // A tablebase win 30 plies away: reachable with 70 on the counter, not with 71.
+        tt.store(52, 0, Move::NULL, TB_WIN - 30, 0, 4, BOUND_EXACT, false);
+        assert_eq!(tt.probe(52, 0, 70).map(|e| e.score), Some(TB_WIN - 30));
+        assert_eq!(tt.probe(52, 0, 71).map(|e| e.score), Some(best_undecided));
+        tt.store(53, 0, Move::NULL, -TB_WIN + 30, 0, 4, BOUND_EXACT, false);
+        assert_eq!(tt.probe(53, 0, 71).map(|e| e.score), Some(-best_undecided));
+        assert_eq!(score_from_tt(300, 5, 99), 300);
     }
 
     #[test]
@@ -374,10 +405,10 @@ mod tests {
         let slot = bucket.words.iter().position(|w| w.load(Ordering::Relaxed) != 0).expect("stored");
         // The word of this write paired with another write's evaluation: a tear.
         bucket.evals[slot].store(-40i16 as u16, Ordering::Relaxed);
-        assert!(tt.probe(7, 0).is_none());
+        assert!(tt.probe(7, 0, 0).is_none());
         // The same evaluation again: the entry is whole.
         bucket.evals[slot].store(25, Ordering::Relaxed);
-        assert_eq!(tt.probe(7, 0).map(|e| (e.mv, e.eval)), Some((some_move(), 25)));
+        assert_eq!(tt.probe(7, 0, 0).map(|e| (e.mv, e.eval)), Some((some_move(), 25)));
     }
 
     #[test]
@@ -390,14 +421,14 @@ mod tests {
             tt.new_search();
             tt.set_keep_deeper(keep);
             tt.store(99, 0, other, -15, 5, 6, BOUND_EXACT, true);
-            let entry = tt.probe(99, 0).expect("stored");
+            let entry = tt.probe(99, 0, 0).expect("stored");
             if keep {
                 assert_eq!((entry.mv, entry.score, entry.depth), (some_move(), 40, 20));
                 // It now counts as this search's: a new entry elsewhere does not age it out.
                 assert_eq!(entry.generation, tt.generation.load(Ordering::Relaxed));
                 // A deeper result replaces it as always.
                 tt.store(99, 0, other, -15, 5, 21, BOUND_LOWER, true);
-                assert_eq!(tt.probe(99, 0).map(|e| (e.mv, e.depth)), Some((other, 21)));
+                assert_eq!(tt.probe(99, 0, 0).map(|e| (e.mv, e.depth)), Some((other, 21)));
             } else {
                 assert_eq!((entry.mv, entry.score, entry.depth), (other, -15, 6), "games replace as before");
             }
@@ -418,7 +449,7 @@ mod tests {
             tt.store(key, 0, some_move(), depth as i32, depth as i32, depth as i32 + 1, BOUND_LOWER, false);
         }
         for (depth, &key) in keys[..6].iter().enumerate() {
-            let entry = tt.probe(key, 0).expect("all six kept");
+            let entry = tt.probe(key, 0, 0).expect("all six kept");
             assert_eq!(
                 (entry.score, entry.eval, entry.depth),
                 (depth as i32, depth as i32, depth as i32 + 1)
@@ -426,9 +457,9 @@ mod tests {
         }
         // A seventh key replaces the shallowest entry (depth 1), and only that one.
         tt.store(keys[6], 0, some_move(), 99, 0, 9, BOUND_EXACT, false);
-        assert_eq!(tt.probe(keys[6], 0).map(|e| e.score), Some(99));
-        assert!(tt.probe(keys[0], 0).is_none());
-        assert!(keys[1..6].iter().all(|&key| tt.probe(key, 0).is_some()));
+        assert_eq!(tt.probe(keys[6], 0, 0).map(|e| e.score), Some(99));
+        assert!(tt.probe(keys[0], 0, 0).is_none());
+        assert!(keys[1..6].iter().all(|&key| tt.probe(key, 0, 0).is_some()));
     }
 
     #[test]
@@ -436,11 +467,11 @@ mod tests {
         let tt = TranspositionTable::new(1);
         tt.store(5, 0, some_move(), 30, 0, 12, BOUND_LOWER, false);
         tt.store(5, 0, Move::NULL, -30, 0, 2, BOUND_UPPER, false);
-        assert_eq!(tt.probe(5, 0).map(|e| (e.score, e.depth)), Some((30, 12)));
+        assert_eq!(tt.probe(5, 0, 0).map(|e| (e.score, e.depth)), Some((30, 12)));
         // From an earlier search it gives way, and an empty move keeps the old one.
         tt.new_search();
         tt.store(5, 0, Move::NULL, -30, 0, 2, BOUND_UPPER, false);
-        assert_eq!(tt.probe(5, 0).map(|e| (e.mv, e.score, e.depth)), Some((some_move(), -30, 2)));
+        assert_eq!(tt.probe(5, 0, 0).map(|e| (e.mv, e.score, e.depth)), Some((some_move(), -30, 2)));
     }
 
     /// Every field of an entry derived from its key, so a hit can be checked.
@@ -501,7 +532,7 @@ mod tests {
                         if (state >> 40) & 1 == 0 {
                             let (mv, score, eval, depth) = fields_for(key);
                             tt.store(key, 0, mv, score, eval, depth, BOUND_EXACT, false);
-                        } else if let Some(e) = tt.probe(key, 0) {
+                        } else if let Some(e) = tt.probe(key, 0, 0) {
                             assert_eq!((e.mv, e.score, e.eval, e.depth), fields_for(key), "torn entry");
                             hits.fetch_add(1, Ordering::Relaxed);
                         }
@@ -539,9 +570,9 @@ mod tests {
         for &key in &keys {
             tt.store(key, 0, Move::NULL, 0, 0, 1, BOUND_EXACT, false);
         }
-        assert!(keys.iter().any(|&key| tt.probe(key, 0).is_some()));
+        assert!(keys.iter().any(|&key| tt.probe(key, 0, 0).is_some()));
         tt.clear_resident(3);
-        assert!(keys.iter().all(|&key| tt.probe(key, 0).is_none()));
+        assert!(keys.iter().all(|&key| tt.probe(key, 0, 0).is_none()));
         assert_eq!(tt.hashfull(), 0);
     }
 }

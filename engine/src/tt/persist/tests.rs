@@ -90,8 +90,8 @@ fn save_and_load_round_trip_bit_for_bit() {
     );
     let mut found = 0;
     for key in keys {
-        assert_eq!(loaded.probe(key, 0), tt.probe(key, 0));
-        found += usize::from(tt.probe(key, 0).is_some());
+        assert_eq!(loaded.probe(key, 0, 0), tt.probe(key, 0, 0));
+        found += usize::from(tt.probe(key, 0, 0).is_some());
     }
     assert!(found > 3_000, "most entries are kept: {found}");
     let _ = std::fs::remove_file(path);
@@ -278,7 +278,7 @@ fn the_histories_come_back_with_the_table_and_a_version_1_file_loads_without_the
     let old = TranspositionTable::try_with_buckets(header.buckets).unwrap();
     assert_eq!(old.load(&path, &header).expect("loaded"), None);
     for key in keys {
-        assert_eq!(old.probe(key, 0), tt.probe(key, 0));
+        assert_eq!(old.probe(key, 0, 0), tt.probe(key, 0, 0));
     }
 
     // Histories no search writes are refused, with the table kept.
