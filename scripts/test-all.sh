@@ -35,6 +35,8 @@ case "$binary" in /*) ;; *) binary="$PWD/$binary" ;; esac
 scripts/check-bench.sh "$binary"
 # The declared minimum Rust covers every locked dependency.
 scripts/check-rust-version.py
+# No two files of a crate import each other.
+scripts/check-import-cycles.py
 
 python=${PYTHON:-python3}
 venv=.venv

@@ -122,14 +122,6 @@ impl Pool {
         self.tb = tb;
     }
 
-    pub fn tablebases(&self) -> Option<&TbSettings> {
-        self.tb.as_ref()
-    }
-
-    pub fn policy(&self) -> HelperPolicy {
-        self.policy
-    }
-
     /// Choose how helper threads differ from the main thread (takes effect at the next search).
     pub fn set_policy(&mut self, policy: HelperPolicy) {
         if policy == self.policy {

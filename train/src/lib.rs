@@ -17,5 +17,5 @@ pub mod rng;
 pub mod trainer;
 pub mod validate;
 
-pub use chess::{feature_index, Colour, Piece, PieceType};
+pub use chess::{feature_index, Colour, Piece};
 pub use nnue::QuantisedNetwork;

@@ -82,11 +82,6 @@ impl Output {
         }
     }
 
-    /// Whether a write has failed (the lines since were dropped).
-    pub fn is_closed(&self) -> bool {
-        self.sink.lock().closed
-    }
-
     pub fn info_string(&self, text: &str) {
         self.line(&format!("info string {text}"));
     }

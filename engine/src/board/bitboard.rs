@@ -12,7 +12,6 @@ impl Bitboard {
     pub const FILE_A: Bitboard = Bitboard(0x0101_0101_0101_0101);
     pub const FILE_H: Bitboard = Bitboard(0x8080_8080_8080_8080);
     pub const RANK_1: Bitboard = Bitboard(0xff);
-    pub const RANK_8: Bitboard = Bitboard(0xff << 56);
     pub const LIGHT_SQUARES: Bitboard = Bitboard(0x55aa_55aa_55aa_55aa);
 
     #[inline]

@@ -12,7 +12,5 @@ pub use bitboard::Bitboard;
 pub use chess_move::Move;
 pub use fen::{FenError, STARTPOS};
 pub use history::Board;
-pub use position::{
-    castling_index, Position, BLACK_KING_SIDE, BLACK_QUEEN_SIDE, WHITE_KING_SIDE, WHITE_QUEEN_SIDE,
-};
+pub use position::{castling_index, Position};
 pub use types::{Color, Piece, PieceType, Square};

@@ -180,12 +180,6 @@ impl Square {
         self.relative(color).rank()
     }
 
-    /// Mirror vertically (a1 <-> a8).
-    #[inline]
-    pub const fn flip_rank(self) -> Square {
-        Square(self.0 ^ 56)
-    }
-
     /// The square `delta` steps away (8 = one rank up). The caller keeps it on the board.
     #[inline]
     pub const fn offset(self, delta: i8) -> Square {

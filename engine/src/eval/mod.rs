@@ -32,9 +32,9 @@ mod tuned;
 #[cfg(test)]
 mod tests;
 
-pub use params::{Param, Params};
+pub use params::Params;
 pub use pawns::PawnCache;
-pub use score::{s, Score};
+pub use score::Score;
 pub use trace::{Term, Trace};
 
 use crate::board::{Color, Position};

@@ -42,11 +42,6 @@ impl MoveList {
     }
 
     #[inline]
-    pub fn as_mut_slice(&mut self) -> &mut [Move] {
-        &mut self.moves
-    }
-
-    #[inline]
     pub fn contains(&self, mv: Move) -> bool {
         self.as_slice().contains(&mv)
     }

@@ -9,7 +9,7 @@ pub mod perft;
 
 pub use checks::CheckInfo;
 pub use generate::generate;
-pub use list::{MoveCounter, MoveList, MoveSink, MAX_MOVES};
+pub use list::{MoveCounter, MoveList, MAX_MOVES};
 
 use crate::board::Position;
 

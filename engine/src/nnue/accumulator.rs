@@ -73,14 +73,6 @@ impl FeatureDelta {
         delta.add(landed, to);
         delta
     }
-
-    pub fn added(&self) -> &[(Piece, Square)] {
-        &self.added[..self.added_len as usize]
-    }
-
-    pub fn removed(&self) -> &[(Piece, Square)] {
-        &self.removed[..self.removed_len as usize]
-    }
 }
 
 #[derive(Clone)]

@@ -383,11 +383,6 @@ impl Searcher {
         self.pawn_cache.clear();
     }
 
-    /// Nodes searched by this thread in the current (or last) search.
-    pub fn nodes(&self) -> u64 {
-        self.nodes
-    }
-
     #[inline]
     fn ss(&self, ply: usize) -> &StackEntry {
         &self.stack[ply + STACK_OFFSET]

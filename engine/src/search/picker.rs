@@ -136,11 +136,6 @@ impl MovePicker {
         self.checks.get_or_insert_with(|| CheckInfo::new(pos)).gives_check(pos, mv)
     }
 
-    /// The table move returned first, if it was usable.
-    pub fn tt_move(&self) -> Move {
-        self.tt_move
-    }
-
     /// The next move, or `None` when all have been returned.
     pub fn next(&mut self, pos: &Position, hist: &Histories) -> Option<Move> {
         loop {

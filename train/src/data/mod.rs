@@ -6,8 +6,6 @@ mod text;
 mod viri;
 
 pub use entry::Entry;
-pub use text::TEXT_BLOCK_LINES;
-pub use viri::game_hash;
 
 use std::collections::HashSet;
 use std::fmt;

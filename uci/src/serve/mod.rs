@@ -8,7 +8,7 @@ mod limits;
 mod websocket;
 
 pub use auth::Secret;
-pub use limits::{Budget, Rules, FILE_OPTIONS, SHARED_OPTIONS};
+pub use limits::{Budget, Rules};
 
 use crate::output::Output;
 use crate::session::Session;
