@@ -774,6 +774,18 @@ fn a_saved_hash_brings_an_analysis_back_in_a_new_process() {
     }
     let again = nodes_to_depth(&mut second, fen, 13);
     assert!(again * 4 < fresh * 3, "the loaded table saves work: {again} nodes against {fresh} fresh");
+    drop(second);
+
+    // The table's scores came from the network: under the hand-crafted evaluation it is refused.
+    let mut third = Engine::start();
+    third.send("setoption name Use NNUE value false");
+    third.send(&format!("setoption name Hash File value {}", file.display()));
+    third.send("setoption name Load Hash");
+    let answer = third.sync();
+    assert!(
+        answer.iter().any(|l| l.starts_with("info string") && l.contains("another evaluation")),
+        "{answer:?}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

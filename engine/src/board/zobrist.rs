@@ -27,6 +27,11 @@ const fn generate() -> [u64; KEY_COUNT] {
 }
 
 static KEYS: [u64; KEY_COUNT] = generate();
+
+/// Every key, in a fixed order: what a saved table's fingerprint covers.
+pub fn all_keys() -> &'static [u64] {
+    &KEYS
+}
 const CASTLING_BASE: usize = 12 * 64;
 const EN_PASSANT_BASE: usize = CASTLING_BASE + 16;
 const SIDE_INDEX: usize = EN_PASSANT_BASE + 8;

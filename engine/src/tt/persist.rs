@@ -4,18 +4,22 @@
 //! | offset | size | field |
 //! | --- | --- | --- |
 //! | 0 | 4 | magic `LZTT` |
-//! | 4 | 4 | u32 version, 2 (1: the same without the histories) |
+//! | 4 | 4 | u32 version, 3 (2: without the two fingerprints; 1: without them or the histories) |
 //! | 8 | 4 | u32 bytes per bucket, 64 |
 //! | 12 | 4 | u32 entries per bucket, 6 |
 //! | 16 | 8 | u64 bucket count |
 //! | 24 | 1 | u8 generation, then 7 zero bytes |
 //! | 32 | 8 | u64 checksum of everything after the header |
-//! | 40 | 64 per bucket | the six entry words (u64), the six evaluations (u16), 4 zero bytes |
-//! | after the buckets | 8 | u64 length of the histories (version 2 only) |
+//! | 40 | 8 | u64 fingerprint of what an entry means: the Zobrist keys, the score constants, the move and entry encodings (version 3) |
+//! | 48 | 8 | u64 the evaluation the scores come from: the network's hash, or a hash of the hand-crafted parameters (version 3) |
+//! | 56 (40 before version 3) | 64 per bucket | the six entry words (u64), the six evaluations (u16), 4 zero bytes |
+//! | after the buckets | 8 | u64 length of the histories (from version 2) |
 //! | then | that length | what the search's shared histories learned (`SharedHistories::to_bytes`: continuation, then correction history), or nothing |
 //!
-//! The checksum covers the buckets and, in version 2, the histories' length and bytes. A
-//! version 1 file still loads its table; it holds no histories.
+//! The checksum covers the buckets and, from version 2, the histories' length and bytes. A file
+//! whose fingerprint or evaluation differs from this engine's is refused: its keys would find
+//! nothing or the wrong entries, its scores would come from another evaluation. Version 1 and 2
+//! files, written before the fingerprints, still load (version 1 without histories).
 //!
 //! A save goes to a temporary file beside the target that is renamed over it only once it is
 //! complete, so an interrupted save never leaves a damaged file under the real name. A load
@@ -24,15 +28,20 @@
 //! beyond the ply limit), so a bad file leaves the table as it was.
 
 use super::{Bucket, TranspositionTable, TtEntry, ENTRIES_PER_BUCKET};
-use crate::search::score::{INFINITY, MATE, MATE_BOUND, MAX_PLY};
+use crate::board::Move;
+use crate::search::score::{INFINITY, MATE, MATE_BOUND, MAX_PLY, PLY_DEPENDENT_BOUND, TB_WIN};
 use crate::search::SharedHistories;
 use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 
 const MAGIC: &[u8; 4] = b"LZTT";
-const VERSION: u32 = 2;
-const HEADER_BYTES: u64 = 40;
+const VERSION: u32 = 3;
+/// The header of versions 1 and 2, which version 3 extends by the two fingerprints.
+const HEADER_BYTES_V2: u64 = 40;
+const HEADER_BYTES: u64 = 56;
+/// Where the checksum is, in every version.
+const CHECKSUM_AT: u64 = 32;
 const BUCKET_BYTES: usize = 64;
 /// Buckets per read or write.
 const CHUNK_BUCKETS: usize = 16_384;
@@ -48,6 +57,54 @@ pub struct TableFile {
     pub version: u32,
     /// Bytes of the histories section (0 in version 1).
     pub history_bytes: u64,
+    /// The entry fingerprint and the evaluation (version 3).
+    meaning: Option<(u64, u64)>,
+}
+
+/// The length of a header of `version`.
+const fn header_len(version: u32) -> u64 {
+    if version >= 3 {
+        HEADER_BYTES
+    } else {
+        HEADER_BYTES_V2
+    }
+}
+
+/// A fingerprint of everything that gives a stored entry its meaning in this build: the keys it
+/// is found by, the score constants, and how moves and entries are packed.
+fn entry_fingerprint() -> u64 {
+    use crate::board::{zobrist, PieceType, Square};
+    let mut bytes: Vec<u8> = zobrist::all_keys().iter().flat_map(|k| k.to_le_bytes()).collect();
+    for constant in [MATE, INFINITY, MATE_BOUND, TB_WIN, PLY_DEPENDENT_BOUND, MAX_PLY as i32, EVAL_NONE] {
+        bytes.extend_from_slice(&constant.to_le_bytes());
+    }
+    let (e7, e8, d8) = (Square::new(52), Square::new(60), Square::new(59));
+    let moves = [
+        Move::new(Square::new(12), Square::new(28), Move::DOUBLE_PUSH),
+        Move::new(Square::new(4), Square::new(7), Move::CASTLE),
+        Move::new(Square::new(36), Square::new(43), Move::EN_PASSANT),
+        Move::promotion_move(e7, e8, PieceType::Queen, false),
+        Move::promotion_move(e7, d8, PieceType::Knight, true),
+    ];
+    let entry =
+        TtEntry { mv: moves[3], score: -1234, eval: 567, depth: 21, bound: 2, pv: true, generation: 5 };
+    let (word, eval) = entry.pack(super::key_check(0x0123_4567_89ab_cdef));
+    for mv in moves {
+        bytes.extend_from_slice(&mv.raw().to_le_bytes());
+    }
+    bytes.extend_from_slice(&word.to_le_bytes());
+    bytes.extend_from_slice(&eval.to_le_bytes());
+    bytes.extend_from_slice(&(ENTRIES_PER_BUCKET as u32).to_le_bytes());
+    crate::nnue::fnv1a(&bytes)
+}
+
+/// The evaluation searches use now: the active network's hash, or a hash of the hand-crafted
+/// evaluation's parameters.
+fn evaluation_fingerprint() -> u64 {
+    match crate::nnue::active() {
+        Some(network) => network.hash(),
+        None => crate::nnue::fnv1a(crate::eval::Params::DEFAULT.to_source().as_bytes()),
+    }
 }
 
 impl TableFile {
@@ -144,6 +201,8 @@ impl TranspositionTable {
         header.push(self.generation.load(Ordering::Relaxed));
         header.extend_from_slice(&[0; 7]);
         header.extend_from_slice(&[0; 8]);
+        header.extend_from_slice(&entry_fingerprint().to_le_bytes());
+        header.extend_from_slice(&evaluation_fingerprint().to_le_bytes());
         writer.write_all(&header)?;
         let mut checksum = Checksum::new();
         let mut buffer = vec![0u8; CHUNK_BUCKETS * BUCKET_BYTES];
@@ -160,7 +219,7 @@ impl TranspositionTable {
         checksum.add_tail(histories);
         writer.write_all(&length)?;
         writer.write_all(histories)?;
-        writer.seek(SeekFrom::Start(HEADER_BYTES - 8))?;
+        writer.seek(SeekFrom::Start(CHECKSUM_AT))?;
         writer.write_all(&checksum.0.to_le_bytes())?;
         writer.flush()
     }
@@ -209,6 +268,20 @@ impl TranspositionTable {
         // entries no search makes (a score beyond a mate would loop the aspiration windows).
         if let Some((bucket, why)) = first_bad {
             return Err(fail(format!("bucket {bucket} holds an entry no search writes ({why})")));
+        }
+        if let Some((entries, evaluation)) = header.meaning {
+            if entries != entry_fingerprint() {
+                return Err(fail(
+                    "it was written by a build whose keys, scores or moves differ from this one's"
+                        .to_string(),
+                ));
+            }
+            let current = evaluation_fingerprint();
+            if evaluation != current {
+                return Err(fail(format!(
+                    "its scores come from another evaluation ({evaluation:016x}, this engine uses {current:016x}): set the EvalFile it was saved with"
+                )));
+            }
         }
         Ok(header)
     }
@@ -273,8 +346,8 @@ impl TranspositionTable {
 }
 
 fn read_header(reader: &mut impl Read, length: u64) -> Result<TableFile, String> {
-    let mut header = [0u8; HEADER_BYTES as usize];
-    if length < HEADER_BYTES {
+    let mut header = [0u8; HEADER_BYTES_V2 as usize];
+    if length < HEADER_BYTES_V2 {
         return Err(format!("{length} bytes is too short for a Lazuli hash file"));
     }
     reader.read_exact(&mut header).map_err(|e| e.to_string())?;
@@ -295,7 +368,20 @@ fn read_header(reader: &mut impl Read, length: u64) -> Result<TableFile, String>
         ));
     }
     let buckets = u64_at(16);
-    let table_end = buckets.checked_mul(BUCKET_BYTES as u64).and_then(|b| b.checked_add(HEADER_BYTES));
+    let (generation, checksum, padding) =
+        (header[24], u64_at(CHECKSUM_AT as usize), header[25..32] != [0; 7]);
+    let meaning = if version >= 3 {
+        if length < HEADER_BYTES {
+            return Err(format!("{length} bytes is too short for a Lazuli hash file"));
+        }
+        let mut words = [0u8; (HEADER_BYTES - HEADER_BYTES_V2) as usize];
+        reader.read_exact(&mut words).map_err(|e| e.to_string())?;
+        let word = |at: usize| u64::from_le_bytes(words[at..at + 8].try_into().expect("8 bytes"));
+        Some((word(0), word(8)))
+    } else {
+        None
+    };
+    let table_end = buckets.checked_mul(BUCKET_BYTES as u64).and_then(|b| b.checked_add(header_len(version)));
     // Version 2: the histories' length follows the buckets.
     let history_bytes = match (version, table_end) {
         (1, _) | (_, None) => 0,
@@ -312,11 +398,10 @@ fn read_header(reader: &mut impl Read, length: u64) -> Result<TableFile, String>
             expected.map_or("too many".to_string(), |e| e.to_string())
         ));
     }
-    let generation = header[24];
-    if generation >= super::GENERATION_CYCLE || header[25..32].iter().any(|&b| b != 0) {
+    if generation >= super::GENERATION_CYCLE || padding {
         return Err("damaged header (generation field)".to_string());
     }
-    Ok(TableFile { buckets, generation, checksum: u64_at(32), version, history_bytes })
+    Ok(TableFile { buckets, generation, checksum, version, history_bytes, meaning })
 }
 
 /// The histories after the buckets: their length (which must match the header's count, and

@@ -108,7 +108,7 @@ fn every_bad_file_is_refused_with_its_reason_and_the_table_is_kept() {
             "corrupt",
             {
                 let mut b = good.clone();
-                b[40 + 64 * 100 + 3] ^= 0x10;
+                b[HEADER_BYTES as usize + 64 * 100 + 3] ^= 0x10;
                 b
             },
             "checksum",
@@ -117,10 +117,10 @@ fn every_bad_file_is_refused_with_its_reason_and_the_table_is_kept() {
             "version",
             {
                 let mut b = good.clone();
-                b[4] = 3;
+                b[4] = 4;
                 b
             },
-            "version 3",
+            "version 4",
         ),
         (
             "layout",
@@ -159,10 +159,17 @@ fn with_entry(good: &[u8], score: i32, eval: i32, depth: i32) -> Vec<u8> {
     let mut bytes = good.to_vec();
     let entry = TtEntry { mv: Move::NULL, score, eval, depth, bound: BOUND_EXACT, pv: false, generation: 0 };
     let (word, eval) = entry.pack(0x1234);
-    bytes[40..48].copy_from_slice(&word.to_le_bytes());
-    bytes[40 + 48..40 + 50].copy_from_slice(&eval.to_le_bytes());
+    let at = HEADER_BYTES as usize;
+    bytes[at..at + 8].copy_from_slice(&word.to_le_bytes());
+    bytes[at + 48..at + 50].copy_from_slice(&eval.to_le_bytes());
+    with_checksum(bytes)
+}
+
+/// `bytes` with the checksum of a file of its version made right.
+fn with_checksum(mut bytes: Vec<u8>) -> Vec<u8> {
+    let version = u32::from_le_bytes(bytes[4..8].try_into().unwrap());
     let mut checksum = Checksum::new();
-    checksum.add(&bytes[40..]);
+    checksum.add(&bytes[header_len(version) as usize..]);
     bytes[32..40].copy_from_slice(&checksum.0.to_le_bytes());
     bytes
 }
@@ -256,7 +263,7 @@ fn the_histories_come_back_with_the_table_and_a_version_1_file_loads_without_the
     let path = temp("histories.lzh");
     tt.save(&path, &histories.to_bytes()).expect("saved");
     let header = TranspositionTable::check_file(&path).expect("a good file");
-    assert_eq!((header.version, header.history_bytes), (2, SharedHistories::BYTES as u64));
+    assert_eq!((header.version, header.history_bytes), (3, SharedHistories::BYTES as u64));
     let loaded = TranspositionTable::try_with_buckets(header.buckets).unwrap();
     let bytes = loaded.load(&path, &header).expect("loaded").expect("histories");
     assert!(bytes == histories.to_bytes());
@@ -265,14 +272,21 @@ fn the_histories_come_back_with_the_table_and_a_version_1_file_loads_without_the
     assert!(fresh.to_bytes() == histories.to_bytes());
     assert!(fresh.continuation.learned() > 1000 && fresh.correction.learned() > 1000);
 
-    // The same table as version 1 wrote it: no histories, every entry loads.
+    // The same table as version 2 wrote it (no fingerprints): it loads, histories and all.
     let good = std::fs::read(&path).unwrap();
-    let mut v1 = good[..good.len() - 8 - SharedHistories::BYTES].to_vec();
+    let v2 = [&good[..HEADER_BYTES_V2 as usize], &good[HEADER_BYTES as usize..]].concat();
+    let mut v2 = v2;
+    v2[4] = 2;
+    std::fs::write(&path, with_checksum(v2.clone())).unwrap();
+    let header = TranspositionTable::check_file(&path).expect("a version 2 file");
+    assert_eq!((header.version, header.history_bytes), (2, SharedHistories::BYTES as u64));
+    let old = TranspositionTable::try_with_buckets(header.buckets).unwrap();
+    assert!(old.load(&path, &header).expect("loaded").expect("histories") == histories.to_bytes());
+
+    // And as version 1 wrote it: no histories, every entry loads.
+    let mut v1 = v2[..v2.len() - 8 - SharedHistories::BYTES].to_vec();
     v1[4] = 1;
-    let mut checksum = Checksum::new();
-    checksum.add(&v1[40..]);
-    v1[32..40].copy_from_slice(&checksum.0.to_le_bytes());
-    std::fs::write(&path, &v1).unwrap();
+    std::fs::write(&path, with_checksum(v1)).unwrap();
     let header = TranspositionTable::check_file(&path).expect("a version 1 file");
     assert_eq!((header.version, header.history_bytes), (1, 0));
     let old = TranspositionTable::try_with_buckets(header.buckets).unwrap();
@@ -285,11 +299,30 @@ fn the_histories_come_back_with_the_table_and_a_version_1_file_loads_without_the
     let mut bad = good.clone();
     let at = good.len() - SharedHistories::BYTES;
     bad[at..at + 2].copy_from_slice(&20_000i16.to_le_bytes());
-    let mut checksum = Checksum::new();
-    checksum.add(&bad[40..]);
-    bad[32..40].copy_from_slice(&checksum.0.to_le_bytes());
-    std::fs::write(&path, &bad).unwrap();
+    std::fs::write(&path, with_checksum(bad)).unwrap();
     let error = TranspositionTable::check_file(&path).expect_err("a value out of range");
     assert!(error.contains("continuation history value 20000"), "{error}");
+    let _ = std::fs::remove_file(path);
+}
+
+/// A file is refused when what its entries mean differs: another build's keys, scores or move
+/// encoding (the entry fingerprint), or another evaluation (the network's hash). The header is
+/// outside the checksum, so each flip below leaves an otherwise valid file.
+#[test]
+fn a_file_of_another_build_or_evaluation_is_refused() {
+    let (tt, _) = filled_table();
+    let good = saved_bytes(&tt);
+    assert_eq!(u64::from_le_bytes(good[40..48].try_into().unwrap()), entry_fingerprint());
+    assert_eq!(u64::from_le_bytes(good[48..56].try_into().unwrap()), evaluation_fingerprint());
+    let path = temp("fingerprints.lzh");
+    std::fs::write(&path, &good).unwrap();
+    TranspositionTable::check_file(&path).expect("this build's file");
+    for (at, reason) in [(40, "keys, scores or moves"), (48, "another evaluation")] {
+        let mut bytes = good.clone();
+        bytes[at + 2] ^= 0x01;
+        std::fs::write(&path, &bytes).unwrap();
+        let error = TranspositionTable::check_file(&path).expect_err(reason);
+        assert!(error.contains(reason), "{error}");
+    }
     let _ = std::fs::remove_file(path);
 }
