@@ -4,6 +4,7 @@
 //! they learn through the transposition table. `stop` only raises a flag.
 
 use crate::helpers::HelperPolicy;
+use crate::pages::PageToucher;
 use crate::shared::{Shared, Signals, TbSettings};
 use crate::vote::VoteMode;
 use crate::worker::{helper_limits, worker_loop, Job, MainJob, OnDone, OnSearchEnd, SearchJob, Worker};
@@ -64,6 +65,8 @@ pub struct Pool {
     vote_mode: VoteMode,
     tb: Option<TbSettings>,
     on_search_end: Option<OnSearchEnd>,
+    /// Brings a new or cleared table into memory off the search's clock.
+    pages: Option<PageToucher>,
 }
 
 impl Pool {
@@ -80,8 +83,10 @@ impl Pool {
             vote_mode: VoteMode::default(),
             tb: None,
             on_search_end: None,
+            pages: None,
         };
         pool.spawn_workers(threads);
+        pool.pages = PageToucher::start(&pool.tt);
         pool
     }
 
@@ -176,10 +181,19 @@ impl Pool {
             return Ok(());
         }
         self.wait();
-        // Free the old table first when possible, so resizing needs no room for both.
         let old_mb = self.tt.size_mb();
+        if let Some(free) = crate::available_memory_mb() {
+            if mb > free + old_mb {
+                return Err(format!(
+                    "{mb} MB is more memory than this machine has free ({} MB with the table's {old_mb}); kept {old_mb} MB",
+                    free + old_mb
+                ));
+            }
+        }
+        // Free the old table first when possible, so resizing needs no room for both.
+        self.pages = None;
         self.tt = Arc::new(TranspositionTable::new(1));
-        match TranspositionTable::try_new(mb) {
+        let result = match TranspositionTable::try_new(mb) {
             Some(table) => {
                 self.tt = Arc::new(table);
                 Ok(())
@@ -190,7 +204,9 @@ impl Pool {
                 );
                 Err(format!("could not allocate {mb} MB for the hash table; kept {} MB", self.tt.size_mb()))
             }
-        }
+        };
+        self.pages = PageToucher::start(&self.tt);
+        result
     }
 
     /// Save the table to `path` (between searches). Returns what to tell the user.
@@ -210,6 +226,19 @@ impl Pool {
     pub fn load_hash(&mut self, path: &std::path::Path, max_mb: usize) -> Result<String, String> {
         self.wait();
         let file = TranspositionTable::check_file(path)?;
+        // A load writes every entry (or clears the table when it fails).
+        self.pages = None;
+        let loaded = self.load_checked(path, &file, max_mb);
+        self.pages = PageToucher::start(&self.tt);
+        loaded
+    }
+
+    fn load_checked(
+        &mut self,
+        path: &std::path::Path,
+        file: &engine::tt::TableFile,
+        max_mb: usize,
+    ) -> Result<String, String> {
         if file.size_mb() > max_mb as u64 {
             return Err(format!(
                 "cannot load the hash from '{}': it holds {} MB, more than Hash allows ({max_mb} MB); the table is kept",
@@ -227,10 +256,10 @@ impl Pool {
                     path.display()
                 )
             })?;
-            histories = table.load(path, &file)?;
+            histories = table.load(path, file)?;
             self.tt = Arc::new(table);
         } else {
-            histories = self.tt.load(path, &file)?;
+            histories = self.tt.load(path, file)?;
         }
         let what = match histories {
             // Checked with the file: loading them cannot fail.
@@ -253,7 +282,9 @@ impl Pool {
     pub fn clear(&mut self, keep_table: bool) {
         self.wait();
         if !keep_table {
+            self.pages = None;
             self.tt.clear(self.workers.len());
+            self.pages = PageToucher::start(&self.tt);
         }
         self.learned.clear();
         self.shared.busy.add(self.workers.len());
@@ -268,7 +299,9 @@ impl Pool {
     /// Clear only the table (`Clear Hash`).
     pub fn clear_hash(&mut self) {
         self.wait();
+        self.pages = None;
         self.tt.clear(self.workers.len());
+        self.pages = PageToucher::start(&self.tt);
     }
 
     /// Called on the main worker's thread after each search has been answered (`on_done` has
@@ -408,6 +441,7 @@ impl Drop for Pool {
     fn drop(&mut self) {
         self.stop();
         self.wait();
+        self.pages = None;
         self.shutdown_workers();
     }
 }
@@ -427,6 +461,18 @@ mod tests {
     /// Limits with this hard limit and clock, in ms.
     fn timed(hard: Option<u64>, clock: Option<u64>) -> Limits {
         Limits { hard_time: hard.and_then(ms), clock: clock.and_then(ms), ..Limits::default() }
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_hash_larger_than_the_free_memory_is_refused_and_the_table_kept() {
+        let mut pool = Pool::new(1, 2);
+        let free = crate::available_memory_mb().expect("Linux reports MemAvailable");
+        let error = pool.set_hash(free + 2048).expect_err("more than the machine has");
+        assert!(error.contains("more memory than this machine has free"), "{error}");
+        assert_eq!(pool.hash_mb(), 2);
+        pool.set_hash(4).expect("a small table fits");
+        assert_eq!(pool.hash_mb(), 4);
     }
 
     #[test]

@@ -169,6 +169,26 @@ impl TranspositionTable {
         self.generation.store(0, Ordering::Relaxed);
     }
 
+    /// Makes every page of the table resident, 32 MB at a time until `cancelled` says to stop,
+    /// without changing any entry: each page is touched by an atomic compare-and-swap of zero
+    /// for zero, which leaves its word as it was, so searches may use the table meanwhile. Returns whether it
+    /// got to the end.
+    pub fn make_resident(&self, cancelled: impl Fn() -> bool) -> bool {
+        const PAGE_BUCKETS: usize = 4096 / std::mem::size_of::<Bucket>();
+        const CHUNK_BUCKETS: usize = (32 << 20) / std::mem::size_of::<Bucket>();
+        for chunk in self.buckets.chunks(CHUNK_BUCKETS) {
+            if cancelled() {
+                return false;
+            }
+            for bucket in chunk.iter().step_by(PAGE_BUCKETS) {
+                // A write, whatever the outcome (an idempotent `fetch_or` may be compiled to a
+                // plain load, which only maps the shared zero page).
+                let _ = bucket.words[0].compare_exchange(0, 0, Ordering::Relaxed, Ordering::Relaxed);
+            }
+        }
+        true
+    }
+
     /// For an analysis (`on`), a position's entry is kept against every shallower result, of
     /// whatever search or bound, and counts as the current search's: an analysis resumed from
     /// the table at its depth would otherwise overwrite the deep entries it resumes from as it
@@ -563,6 +583,39 @@ mod tests {
         assert!(tt.hashfull() > 0);
         tt.new_search();
         assert_eq!(tt.hashfull(), 0);
+    }
+
+    /// Resident set size of this process, in KB.
+    #[cfg(target_os = "linux")]
+    fn resident_kb() -> u64 {
+        let status = std::fs::read_to_string("/proc/self/status").unwrap();
+        let line = status.lines().find(|l| l.starts_with("VmRSS:")).unwrap();
+        line.split_whitespace().nth(1).unwrap().parse().unwrap()
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn making_the_table_resident_touches_every_page_and_changes_no_entry() {
+        let tt = TranspositionTable::new(64);
+        let resident = resident_kb();
+        assert!(tt.make_resident(|| false));
+        // Other tests allocate and free meanwhile: most of the 64 MB is enough to tell.
+        let grown = resident_kb().saturating_sub(resident);
+        assert!(grown > 48 << 10, "the table's pages came in: {grown} KB");
+        let keys: Vec<u64> = (1..2000u64).map(|k| k.wrapping_mul(0x9e37_79b9_7f4a_7c15)).collect();
+        for (i, &key) in keys.iter().enumerate() {
+            tt.store(key, 0, Move::NULL, i as i32 % 500, 7, 3, BOUND_EXACT, false);
+        }
+        let before: Vec<Option<TtEntry>> = keys.iter().map(|&key| tt.probe(key, 0, 0)).collect();
+        assert!(tt.make_resident(|| false));
+        let after: Vec<Option<TtEntry>> = keys.iter().map(|&key| tt.probe(key, 0, 0)).collect();
+        assert!(before == after, "no entry changed");
+        let calls = std::cell::Cell::new(0);
+        assert!(!tt.make_resident(|| {
+            calls.set(calls.get() + 1);
+            calls.get() > 1
+        }));
+        assert_eq!(calls.get(), 2, "it stops at the first chunk after it is told to");
     }
 
     #[test]
