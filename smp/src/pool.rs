@@ -375,14 +375,18 @@ impl Pool {
         StopHandle { signals: Arc::clone(&self.signals) }
     }
 
-    /// The opponent played the expected move: the ponder search becomes a timed search whose
-    /// clock starts now.
-    pub fn ponderhit(&self, elapsed_ms: u64) {
-        // The origin first: clearing `pondering` publishes it (the searchers load it with
-        // Acquire before they read the origin).
-        self.signals.control.time_origin_ms.store(elapsed_ms, Ordering::Relaxed);
-        self.signals.control.pondering.store(false, Ordering::Release);
-        self.signals.wake();
+    /// The opponent played the expected move: the ponder search becomes a timed search, its
+    /// time counted from its `go`. One that has already had its time answers at once.
+    pub fn ponderhit(&self) {
+        let control = &self.signals.control;
+        // SeqCst on both sides (see `soft_limit_reached`): a mark made while the hit comes is
+        // seen here, or the search sees the hit.
+        control.pondering.store(false, Ordering::SeqCst);
+        if control.stop_on_ponderhit.load(Ordering::SeqCst) {
+            self.signals.stop_and_wake();
+        } else {
+            self.signals.wake();
+        }
     }
 
     /// Whether a search runs: from `go` until its `bestmove` has been given.
@@ -453,6 +457,7 @@ mod tests {
     use engine::search::time::{allocate, Clock};
     use engine::search::{SearchResult, SilentReporter};
     use std::sync::mpsc::channel;
+    use std::time::Instant;
 
     fn ms(n: u64) -> Option<Duration> {
         Some(Duration::from_millis(n))
@@ -610,29 +615,51 @@ mod tests {
         assert!(rx.recv_timeout(Duration::from_millis(50)).is_err(), "answered twice");
     }
 
-    #[test]
-    fn a_ponder_search_answers_only_after_ponderhit_and_then_keeps_to_its_limits() {
-        let mut pool = Pool::new(2, 4);
+    /// Starts a ponder search from the start position with these limits; its results come on
+    /// the channel.
+    fn ponder(pool: &mut Pool, soft: u64, hard: u64) -> (std::sync::mpsc::Receiver<SearchResult>, Instant) {
         let (tx, rx) = channel();
         let on_done = Box::new(move |result: SearchResult, _: &crate::Ended| {
             let _ = tx.send(result);
         });
-        let limits = Limits { soft_time: ms(100), hard_time: ms(200), ..Limits::default() };
+        let limits = Limits { soft_time: ms(soft), hard_time: ms(hard), ..Limits::default() };
         let start = limits.start;
         pool.go(Board::new(Position::startpos()), limits, true, false, Box::new(SilentReporter), on_done);
+        (rx, start)
+    }
+
+    #[test]
+    fn a_ponder_search_that_had_its_time_answers_at_once_on_ponderhit() {
+        let mut pool = Pool::new(2, 4);
+        let (rx, _) = ponder(&mut pool, 250, 500);
         // Past the hard limit counted from `go`: a ponder search ignores the clock.
-        assert!(rx.recv_timeout(Duration::from_millis(300)).is_err(), "answered while pondering");
-        let hit = std::time::Instant::now();
-        pool.ponderhit(start.elapsed().as_millis() as u64);
+        assert!(rx.recv_timeout(Duration::from_millis(600)).is_err(), "answered while pondering");
+        let hit = Instant::now();
+        pool.ponderhit();
         rx.recv_timeout(Duration::from_secs(10)).expect("bestmove after ponderhit");
+        // Its time counts from `go`: it has had it, and answers without another iteration.
         let after = hit.elapsed();
-        // Limits counted from `go` would have run out before the hit, and the search would
-        // answer at once; counted from the hit, it searches for a good part of the soft limit
-        // (the time manager may shorten it for a stable best move, never below 0.4 of it).
+        // Counted from the hit, it would search on for at least 0.4 of the soft limit (100 ms).
         assert!(
-            after >= Duration::from_millis(20),
-            "answered {after:?} after ponderhit: limits counted from go"
+            after < Duration::from_millis(60),
+            "answered {after:?} after ponderhit: time counted from the hit"
         );
-        assert!(after < Duration::from_secs(2), "the limits counted from ponderhit were not kept: {after:?}");
+    }
+
+    #[test]
+    fn a_ponderhit_before_the_soft_limit_leaves_the_search_the_rest_of_its_time() {
+        let mut pool = Pool::new(2, 4);
+        let (rx, start) = ponder(&mut pool, 400, 800);
+        std::thread::sleep(Duration::from_millis(20));
+        pool.ponderhit();
+        rx.recv_timeout(Duration::from_secs(10)).expect("bestmove after ponderhit");
+        // The time manager may shorten the soft limit to 0.4 of it for a stable best move, and
+        // the hard limit ends it: both counted from `go`.
+        let used = start.elapsed();
+        assert!(
+            used >= Duration::from_millis(150),
+            "answered {used:?} after go: the rest of the time was not used"
+        );
+        assert!(used < Duration::from_millis(1500), "the hard limit was not kept: {used:?}");
     }
 }

@@ -66,8 +66,8 @@ pub struct Session {
     keep_hash_file: bool,
     /// Tablebase options; the tables themselves live in the pool.
     syzygy: SyzygyOptions,
-    /// When the current search started (for `ponderhit`).
-    search_start: Instant,
+    /// The `Ponder` option: the GUI may let the engine think on the opponent's time.
+    ponder: bool,
     /// The current search is a ponder search that has not had its `ponderhit` or `stop`.
     pondering: bool,
     /// The current search is `go infinite`: it waits for `stop` however soon it is done.
@@ -138,7 +138,7 @@ impl Session {
             never_clear_hash: false,
             keep_hash_file: false,
             syzygy: SyzygyOptions::default(),
-            search_start: Instant::now(),
+            ponder: false,
             pondering: false,
             infinite: false,
             held: HeldLines::default(),
@@ -318,8 +318,7 @@ impl Session {
             Command::PonderHit => {
                 if self.pondering && self.is_searching() {
                     self.pondering = false;
-                    let elapsed = received.saturating_duration_since(self.search_start);
-                    self.pool.ponderhit(elapsed.as_millis() as u64);
+                    self.pool.ponderhit();
                 } else {
                     self.info("ponderhit without a ponder search; ignored");
                 }

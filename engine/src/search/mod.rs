@@ -157,10 +157,11 @@ impl Limits {
 pub struct SearchControl {
     /// Raised to end the search on every thread.
     pub stop: AtomicBool,
-    /// While set (pondering), time limits are not applied.
+    /// While set (pondering), time limits are not applied; time counts from `go` all the same.
     pub pondering: AtomicBool,
-    /// Time limits count from this many milliseconds after `Limits::start` (the `ponderhit`).
-    pub time_origin_ms: AtomicU64,
+    /// Raised while pondering once the search has had the time it would have taken: the
+    /// `ponderhit` then ends it at once.
+    pub stop_on_ponderhit: AtomicBool,
 }
 
 impl SearchControl {
@@ -168,7 +169,7 @@ impl SearchControl {
     pub fn reset(&self, pondering: bool) {
         self.stop.store(false, Ordering::SeqCst);
         self.pondering.store(pondering, Ordering::SeqCst);
-        self.time_origin_ms.store(0, Ordering::SeqCst);
+        self.stop_on_ponderhit.store(false, Ordering::SeqCst);
     }
 
     #[inline]

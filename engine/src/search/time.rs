@@ -5,8 +5,11 @@
 //! - **The soft stop** (`soft_limit_reached`): after each completed iteration, the soft limit
 //!   scaled by best-move stability, the score trend and the best move's share of the nodes.
 //! - **The hard limit** (`hard_limit_reached`): checked by the searcher every 1024 nodes.
-//! - **Pondering is a pause**: no time counts while the search ponders; after `ponderhit` it
-//!   counts from the moment of the hit (`time_used`).
+//! - **Pondering suspends the stops, not the clock**: time counts from `go` in a ponder search
+//!   as in any other, as Stockfish counts it; no limit ends the search while it ponders. Once it
+//!   has had its soft limit it marks itself to stop on `ponderhit` (`stop_on_ponderhit`); a hit
+//!   before that leaves it the rest of its time. The move played costs the clock only the time
+//!   after the hit, so the time pondered is thinking the opponent paid for.
 //!
 //! The scaling factors are tunables in `params` (percentages where the factor is a fraction); the
 //! horizons, the largest share of the clock and the clamp on the scaling are fixed margins.
@@ -103,15 +106,12 @@ fn horizon(usable: Duration, increment: Duration) -> f64 {
     SUDDEN_DEATH_HORIZON - (SUDDEN_DEATH_HORIZON - INCREMENT_HORIZON) * weight
 }
 
-/// Time that counts against the limits, or `None` while pondering.
+/// Time that counts against the limits (from `go`), or `None` while pondering.
 pub(super) fn time_used(limits: &Limits, control: &SearchControl) -> Option<Duration> {
-    // Acquire: `ponderhit` stores the time origin before it clears `pondering` (a release), so
-    // a search that sees the hit also sees its origin, on weakly ordered CPUs too.
     if control.pondering.load(Ordering::Acquire) {
         return None;
     }
-    let origin = Duration::from_millis(control.time_origin_ms.load(Ordering::Relaxed));
-    Some(limits.start.elapsed().saturating_sub(origin))
+    Some(limits.start.elapsed())
 }
 
 /// Whether the hard limit has passed.
@@ -132,9 +132,25 @@ pub(super) struct IterationTrend {
 }
 
 /// Whether not to start another iteration, for time.
+/// While pondering, a reached limit does not stop the search: it marks it to stop on
+/// `ponderhit` instead.
 pub(super) fn soft_limit_reached(limits: &Limits, control: &SearchControl, trend: &IterationTrend) -> bool {
+    if !soft_limit_passed(limits, trend) {
+        return false;
+    }
+    if !control.pondering.load(Ordering::SeqCst) {
+        return true;
+    }
+    // Marked, then pondering read again: either this sees the hit or the hit sees the mark
+    // (both sides use SeqCst), so a hit that comes meanwhile still ends the search.
+    control.stop_on_ponderhit.store(true, Ordering::SeqCst);
+    !control.pondering.load(Ordering::SeqCst)
+}
+
+/// Whether the soft limit, as this iteration scales it, has passed since `go`.
+fn soft_limit_passed(limits: &Limits, trend: &IterationTrend) -> bool {
     let Some(soft) = limits.soft_time else { return false };
-    let Some(elapsed) = time_used(limits, control) else { return false };
+    let elapsed = limits.start.elapsed();
     // A fixed time per move (`go movetime`) is used in full; the hard limit ends it.
     if limits.fixed_time && trend.root_moves > 1 {
         return false;

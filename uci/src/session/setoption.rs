@@ -42,7 +42,7 @@ impl Session {
             ("UCI_Elo", OptionValue::Spin(elo)) => self.elo = elo,
             ("Strength Seed", OptionValue::Spin(seed)) => self.strength_seed = seed as u64,
             ("UCI_Opponent", _) => {}
-            ("Ponder", OptionValue::Check(_)) => {}
+            ("Ponder", OptionValue::Check(on)) => self.ponder = on,
             ("Clear Hash", _) => {
                 // In order with Save Hash and Load Hash, after a running search like them.
                 if self.is_searching() {
