@@ -69,6 +69,10 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
     count.add_argument("--pairs", type=int, help="game pairs per opponent")
     count.add_argument("--games", type=int, help="games per opponent (rounded up to pairs)")
     p.add_argument("--concurrency", type=int, default=1, help="games played at once")
+    p.add_argument("--ponder", action="store_true",
+                   help="engines think on the opponent's time (go ponder, then ponderhit or stop); "
+                        "needs --tc, and a game then keeps two cores busy: set --concurrency to "
+                        "at most half the cores")
     p.add_argument("--max-minutes", type=float, default=None,
                    help="start no new pair after this many minutes (started pairs finish)")
     p.add_argument("--pgn", default=None, help="append games to this PGN file")
@@ -140,6 +144,8 @@ def build_config(args: argparse.Namespace) -> MatchConfig:
         if not args.allow_reuse:
             raise ValueError(f"{reuse}; use a larger book, fewer pairs, or --allow-reuse")
         print(f"match.py: WARNING: {reuse}", file=sys.stderr)
+    if args.ponder and not args.tc:
+        raise ValueError("--ponder needs a clock (--tc): the other limits leave no time to ponder")
     sprt = None
     if args.sprt:
         sprt = Sprt(args.sprt[0], args.sprt[1], args.alpha, args.beta, args.sprt_model)
@@ -161,7 +167,7 @@ def build_config(args: argparse.Namespace) -> MatchConfig:
     return MatchConfig(
         engines=engines,
         settings=GameSettings(tc=tc, rules=rules, hang_timeout=args.hang_timeout,
-                              event=args.event),
+                              event=args.event, ponder=args.ponder),
         openings=openings,
         pairs=pairs,
         concurrency=max(1, args.concurrency),

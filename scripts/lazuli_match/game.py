@@ -76,6 +76,9 @@ class GameSettings:
     rules: AdjudicationRules
     hang_timeout: float = 5.0
     event: str = "Lazuli match"
+    # Engines think on the opponent's time: after each move python-chess sends `go ponder` on
+    # the expected reply, then `ponderhit` if the opponent plays it, else `stop` and a new `go`.
+    ponder: bool = False
 
 
 def rules_outcome(board: chess.Board) -> Optional[Tuple[str, str]]:
@@ -217,7 +220,7 @@ def _ask_move(
     started = time.monotonic()
     watchdog.start()
     try:
-        play = engine.play(board, clock.limit(mover), game=game_id, info=_INFO)
+        play = engine.play(board, clock.limit(mover), game=game_id, info=_INFO, ponder=settings.ponder)
     except chess.engine.EngineTerminatedError as err:
         if fired.is_set():
             detail = f"no bestmove {deadline:.3f}s after go; killed"

@@ -5,8 +5,9 @@ it (``>> line``), from the engine's own event-loop thread, at the moment the lin
 logging handler files those lines by protocol object into one :class:`Transcript` per engine.
 The transcript serves two purposes:
 
-- **timing**: the time from writing ``go`` to reading ``bestmove`` is the thinking time charged
-  to the engine's clock, free of the ``isready`` round trip and of our own thread hand-offs;
+- **timing**: the time from writing ``go`` (or, for a ponder search, ``ponderhit``) to reading
+  ``bestmove`` is the thinking time charged to the engine's clock, free of the ``isready`` round
+  trip and of our own thread hand-offs;
 - **bug reports**: after a crash, illegal move or time forfeit the last lines show what the
   engine was told and what it answered.
 """
@@ -36,7 +37,10 @@ class Transcript:
         now = time.monotonic()
         with self._lock:
             self._lines.append((now, direction, line))
-            if direction == "<<" and line.startswith("go"):
+            # A ponder search's clock starts at `ponderhit`, not at its `go ponder`.
+            words = line.split()
+            starts_clock = words[:1] == ["go"] and "ponder" not in words or line == "ponderhit"
+            if direction == "<<" and starts_clock:
                 self.last_go = now
                 self.last_bestmove = None
             elif direction == ">>" and line.startswith("bestmove"):

@@ -11,7 +11,9 @@ asked for AFTER moves (default 3); then, by MODE:
 - ``crash``: exits with status 3 on ``go``;
 - ``hang``: ignores ``go``;
 - ``slow``: answers after twice its remaining clock time;
-- ``stall``: never reaches a ``go depth`` with a ``movetime``: answers when the movetime is up.
+- ``stall``: never reaches a ``go depth`` with a ``movetime``: answers when the movetime is up;
+- ``ponder``: plays well and names a reply to ponder on; a ``go ponder`` is answered only on
+  ``ponderhit`` or ``stop``.
 """
 
 import random
@@ -21,11 +23,23 @@ import time
 import chess
 
 
+def answer(board: chess.Board, mode: str) -> str:
+    """A random legal move (seeded by the position), with a reply to ponder on in ``ponder`` mode."""
+    move = random.Random(board.fen()).choice(sorted(board.legal_moves, key=lambda m: m.uci()))
+    if mode != "ponder":
+        return move.uci()
+    after = board.copy()
+    after.push(move)
+    replies = sorted(after.legal_moves, key=lambda m: m.uci())
+    return f"{move.uci()} ponder {replies[0].uci()}" if replies else move.uci()
+
+
 def main() -> int:
     mode = sys.argv[1]
     after = int(sys.argv[2]) if len(sys.argv) > 2 else 3
     board = chess.Board()
     asked = 0
+    pondering = False
     for raw in sys.stdin:
         words = raw.split()
         if not words:
@@ -35,6 +49,8 @@ def main() -> int:
             print("id name Fake " + mode)
             print("option name Hash type spin default 16 min 1 max 1024")
             print("option name Threads type spin default 1 min 1 max 64")
+            if mode == "ponder":
+                print("option name Ponder type check default false")
             print("uciok")
         elif command == "isready":
             print("readyok")
@@ -43,6 +59,11 @@ def main() -> int:
             if "moves" in words:
                 for move in words[words.index("moves") + 1:]:
                     board.push_uci(move)
+        elif command == "go" and "ponder" in words:
+            pondering = True
+        elif command in ("ponderhit", "stop") and pondering:
+            pondering = False
+            print(f"bestmove {answer(board, mode)}")
         elif command == "go":
             asked += 1
             if asked > after and mode == "illegal":
@@ -58,10 +79,8 @@ def main() -> int:
                 if asked > after and mode == "slow":
                     key = "wtime" if board.turn == chess.WHITE else "btime"
                     time.sleep(2 * int(words[words.index(key) + 1]) / 1000)
-                moves = sorted(board.legal_moves, key=lambda m: m.uci())
-                move = random.Random(board.fen()).choice(moves)
                 print("info depth 1 score cp 0 nodes 5 time 2")
-                print(f"bestmove {move.uci()}")
+                print(f"bestmove {answer(board, mode)}")
         elif command == "quit":
             return 0
         sys.stdout.flush()

@@ -8,6 +8,7 @@ import os
 import sys
 import tempfile
 import threading
+import time
 import unittest
 
 import chess
@@ -305,6 +306,44 @@ class BugDetectionTest(unittest.TestCase):
         self.assertNotIn("TimeControl", result.pgn.headers)
         self.assertIn("winc 20", first_go)
         self.assertIn("binc 10", first_go)
+
+
+class PonderTest(unittest.TestCase):
+    """With --ponder, engines think on the opponent's time and the clock runs from ponderhit."""
+
+    @classmethod
+    def setUpClass(cls):
+        transcript.install()
+
+    def test_a_ponder_search_is_charged_from_its_ponderhit(self):
+        record = transcript.Transcript("x")
+        record.add("<<", "go ponder wtime 1000 btime 1000")
+        time.sleep(0.2)
+        record.add("<<", "ponderhit")
+        record.add(">>", "bestmove e2e4")
+        self.assertLess(record.think_time(), 0.1)
+        record.add("<<", "go wtime 1000 btime 1000 ponder")
+        time.sleep(0.05)
+        record.add("<<", "stop")
+        record.add(">>", "bestmove e2e4")
+        record.add("<<", "go wtime 1000 btime 1000")
+        record.add(">>", "bestmove d2d4")
+        self.assertLess(record.think_time(), 0.04, "a missed ponder: charged from the new go")
+
+    def test_pondering_engines_play_a_clean_game_with_ponderhits(self):
+        white = EnginePlayer(EngineSpec("white", sys.executable, [FAKE, "ponder"]), "white")
+        black = EnginePlayer(EngineSpec("black", sys.executable, [FAKE, "ponder"]), "black")
+        settings = GameSettings(TimeControl.parse_clock("2+0.05"), AdjudicationRules(), ponder=True)
+        try:
+            result = play_game(white, black, Opening(0, "test", chess.STARTING_FEN), settings, "1.1",
+                               threading.Event())
+            sent = [line for line in white.transcript.tail(1000) if "<<" in line]
+        finally:
+            white.close()
+            black.close()
+        self.assertIsNone(result.bug)
+        self.assertTrue(any(line.endswith("ponderhit") for line in sent), sent[-20:])
+        self.assertTrue(any("go ponder" in line or line.endswith(" ponder") for line in sent), sent[-20:])
 
 
 class TerminateTest(unittest.TestCase):
