@@ -7,7 +7,9 @@ use crate::helpers::HelperPolicy;
 use crate::pages::PageToucher;
 use crate::shared::{Shared, Signals, TbSettings};
 use crate::vote::VoteMode;
-use crate::worker::{helper_limits, worker_loop, Job, MainJob, OnDone, OnSearchEnd, SearchJob, Worker};
+use crate::worker::{
+    fallback_answer, helper_limits, worker_loop, Job, MainJob, OnDone, OnSearchEnd, SearchJob, Worker,
+};
 use engine::board::Board;
 use engine::search::{Limits, Reporter, SharedHistories};
 use engine::tt::TranspositionTable;
@@ -323,6 +325,11 @@ impl Pool {
         on_done: OnDone,
     ) {
         self.wait();
+        if self.workers.is_empty() {
+            // The system refused every search thread: answer at once rather than never.
+            on_done(fallback_answer(&board), &crate::Ended(&self.signals.searching));
+            return;
+        }
         self.signals.control.reset(ponder);
         for counter in &self.shared.counters {
             counter.store(0, Ordering::Relaxed);
@@ -626,6 +633,54 @@ mod tests {
         let start = limits.start;
         pool.go(Board::new(Position::startpos()), limits, true, false, Box::new(SilentReporter), on_done);
         (rx, start)
+    }
+
+    /// A reporter that panics at the first iteration it is told of.
+    struct PanickingReporter;
+
+    impl Reporter for PanickingReporter {
+        fn info(&self, _: &engine::search::SearchInfo) {
+            panic!("a reporter that fails (on purpose, in a test)");
+        }
+    }
+
+    /// Searches the start position with `reporter` and returns the answer, or `None` if none
+    /// came within 10 s.
+    fn answer_with(
+        pool: &mut Pool,
+        limits: Limits,
+        reporter: Box<dyn Reporter + Send>,
+    ) -> Option<SearchResult> {
+        let (tx, rx) = channel();
+        let on_done = Box::new(move |result: SearchResult, _: &crate::Ended| {
+            let _ = tx.send(result);
+        });
+        pool.go(Board::new(Position::startpos()), limits, false, false, reporter, on_done);
+        rx.recv_timeout(Duration::from_secs(10)).ok()
+    }
+
+    #[test]
+    fn a_panicking_main_search_is_answered_and_the_pool_stays_usable() {
+        let mut pool = Pool::new(2, 1);
+        let answer =
+            answer_with(&mut pool, Limits::depth(6), Box::new(PanickingReporter)).expect("an answer");
+        assert!(Position::startpos().is_legal_move(answer.best_move), "{answer:?}");
+        pool.wait();
+        assert!(!pool.is_searching());
+        let next =
+            answer_with(&mut pool, Limits::depth(6), Box::new(SilentReporter)).expect("the next search");
+        assert_eq!(next.depth, 6);
+        pool.set_threads(3).expect("the pool still changes");
+        drop(pool);
+    }
+
+    #[test]
+    fn a_pool_without_threads_still_answers() {
+        let mut pool = Pool::new(1, 1);
+        pool.shutdown_workers();
+        let answer = answer_with(&mut pool, Limits::depth(6), Box::new(SilentReporter)).expect("an answer");
+        assert!(Position::startpos().is_legal_move(answer.best_move), "{answer:?}");
+        assert!(!pool.is_searching());
     }
 
     #[test]

@@ -7,12 +7,14 @@
 use crate::mailbox::{Receiver, Sender};
 use crate::shared::{Shared, TbSettings};
 use crate::vote::{self, VoteMode};
-use engine::board::Board;
+use engine::board::{Board, Move};
+use engine::movegen::legal_moves;
 use engine::search::{
     Limits, Reporter, SearchResult, Searcher, SharedHistories, SharedState, TbContext, Variation,
 };
 use engine::tt::TranspositionTable;
 use parking_lot::Mutex;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -30,7 +32,7 @@ pub type OnDone = Box<dyn FnOnce(SearchResult, &Ended) + Send>;
 /// it under its own output lock just before it writes the answer, so that nothing reads the
 /// search as ended before the answer or as running after it; otherwise it takes effect when
 /// `on_done` returns.
-pub struct Ended<'a>(&'a std::sync::atomic::AtomicBool);
+pub struct Ended<'a>(pub(crate) &'a std::sync::atomic::AtomicBool);
 
 impl Ended<'_> {
     pub fn now(&self) {
@@ -92,9 +94,13 @@ pub(crate) fn worker_loop(
     inbox: Receiver<Job>,
     shared: Arc<Shared>,
 ) {
-    let mut searcher = Searcher::new();
-    searcher.set_variation(variation);
-    searcher.share_histories(&learned);
+    let fresh = |variation: Variation| {
+        let mut searcher = Searcher::new();
+        searcher.set_variation(variation);
+        searcher.share_histories(&learned);
+        searcher
+    };
+    let (mut variation, mut searcher) = (variation, fresh(variation));
     while let Some(job) = inbox.recv() {
         match job {
             Job::Exit => break,
@@ -103,17 +109,84 @@ pub(crate) fn worker_loop(
                 searcher.clear_own();
                 shared.busy.done();
             }
-            Job::Variation(variation) => {
+            Job::Variation(next) => {
+                variation = next;
                 searcher.set_variation(variation);
                 shared.busy.done();
             }
-            Job::Search(job) => run_search(index, &mut searcher, *job, &shared),
+            Job::Search(job) => {
+                // A panic (in debug and test builds; release builds abort) has been answered
+                // and its counters released by the search's `PanicGuard`: the thread goes on
+                // with a new searcher, and the pool stays usable.
+                let run = catch_unwind(AssertUnwindSafe(|| run_search(index, &mut searcher, *job, &shared)));
+                if run.is_err() {
+                    eprintln!("search thread {index} panicked; its search was ended and the pool goes on");
+                    searcher = fresh(variation);
+                }
+            }
         }
+    }
+}
+
+/// The answer of a search that could not run: the first legal move (`0000` with none).
+pub(crate) fn fallback_answer(board: &Board) -> SearchResult {
+    SearchResult {
+        best_move: legal_moves(board.position()).iter().next().copied().unwrap_or(Move::NULL),
+        ponder_move: Move::NULL,
+        score: 0,
+        depth: 0,
+        nodes: 0,
+        pv: Vec::new(),
+    }
+}
+
+/// What a search holds until it ends, released by `Drop` if the search panics: a helper's place
+/// among the running helpers, the pool's busy count and, for the main thread, the answer (the
+/// helpers stopped and waited for, then a legal move, or `0000` with none) and the end of the
+/// search. Without it a panic would leave the pool waiting for ever.
+struct PanicGuard<'a> {
+    shared: &'a Shared,
+    /// The main thread's answer, and the answer it falls back on.
+    main: Option<(OnDone, SearchResult)>,
+    armed: bool,
+}
+
+impl PanicGuard<'_> {
+    /// The search ended normally: nothing to release here; the main thread's answer comes back.
+    fn disarm(mut self) -> Option<OnDone> {
+        self.armed = false;
+        self.main.take().map(|(on_done, _)| on_done)
+    }
+}
+
+impl Drop for PanicGuard<'_> {
+    fn drop(&mut self) {
+        if !self.armed || !std::thread::panicking() {
+            return;
+        }
+        let shared = self.shared;
+        match self.main.take() {
+            None => shared.helpers_running.done(),
+            Some((on_done, mut fallback)) => {
+                shared.signals.stop_and_wake();
+                shared.helpers_running.wait_zero();
+                fallback.nodes = shared.total_nodes();
+                let ended = Ended(&shared.signals.searching);
+                on_done(fallback, &ended);
+                ended.now();
+            }
+        }
+        shared.busy.done();
     }
 }
 
 fn run_search(index: usize, searcher: &mut Searcher, mut job: SearchJob, shared: &Shared) {
     let signals = &shared.signals;
+    let main_answer = job
+        .main
+        .as_mut()
+        .map(|main| (std::mem::replace(&mut main.on_done, Box::new(|_, _| {})), fallback_answer(&job.board)));
+    let guard = PanicGuard { shared, main: main_answer, armed: true };
     let total = || shared.total_nodes();
     let tb = job.tb.as_ref().map(|t| TbContext {
         tables: &t.tables,
@@ -148,7 +221,8 @@ fn run_search(index: usize, searcher: &mut Searcher, mut job: SearchJob, shared:
         on_iteration: job.main.is_some().then_some(on_iteration),
     };
     let result = searcher.search(&job.board, &job.limits, &ctx);
-    let Some(main) = job.main else {
+    let on_done = guard.disarm();
+    let (Some(main), Some(on_done)) = (job.main, on_done) else {
         if result.depth > 0 {
             *shared.results[index].lock() = Some(result);
         }
@@ -176,7 +250,7 @@ fn run_search(index: usize, searcher: &mut Searcher, mut job: SearchJob, shared:
     let mut answer = results[chosen].clone().filter(|r| !r.best_move.is_null()).unwrap_or(result);
     answer.nodes = answer.nodes.max(shared.total_nodes());
     let ended = Ended(&signals.searching);
-    (main.on_done)(answer, &ended);
+    on_done(answer, &ended);
     ended.now();
     shared.busy.done();
     if let Some(hook) = &main.on_search_end {

@@ -39,7 +39,7 @@ pub fn run_stdio() {
     // `stop` acts the moment it is read: with many search threads on few cores, waiting for
     // the session thread to be scheduled would add to the latency.
     let stopper = session.stop_handle();
-    std::thread::Builder::new()
+    let reader = std::thread::Builder::new()
         .name("lazuli-stdin".into())
         .spawn(move || {
             // Woken by `stop` while every core is busy searching: ask to run at once.
@@ -53,8 +53,12 @@ pub fn run_stdio() {
                 lines.send((input, received)).is_ok()
             });
             let _ = lines.send((Input::Line("quit".to_string()), Instant::now()));
-        })
-        .expect("spawn the input thread");
+        });
+    if let Err(e) = reader {
+        // Nothing can be read without it: say so and end, rather than panic.
+        eprintln!("lazuli: the system refused the input thread: {e}");
+        std::process::exit(1);
+    }
 
     run_session(session, &inbox);
 }

@@ -346,18 +346,22 @@ pub fn score_from_tt(score: i32, ply: usize, halfmove: u16) -> i32 {
     }
 }
 
-/// Zero `buckets` by writing them, split among `threads` scoped threads.
+/// Zero `buckets` by writing them, split among `threads` scoped threads (a part whose thread
+/// the system refuses is written by this one).
 fn write_zeros(buckets: &[Bucket], threads: usize) {
     let threads = threads.clamp(1, 256);
     let chunk = buckets.len().div_ceil(threads);
+    let zero = |part: &[Bucket]| {
+        for bucket in part {
+            bucket.words.iter().for_each(|word| word.store(0, Ordering::Relaxed));
+            bucket.evals.iter().for_each(|eval| eval.store(0, Ordering::Relaxed));
+        }
+    };
     std::thread::scope(|scope| {
         for part in buckets.chunks(chunk.max(1)) {
-            scope.spawn(move || {
-                for bucket in part {
-                    bucket.words.iter().for_each(|word| word.store(0, Ordering::Relaxed));
-                    bucket.evals.iter().for_each(|eval| eval.store(0, Ordering::Relaxed));
-                }
-            });
+            if std::thread::Builder::new().spawn_scoped(scope, move || zero(part)).is_err() {
+                zero(part);
+            }
         }
     });
 }
