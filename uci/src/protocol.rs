@@ -39,21 +39,19 @@ pub fn run_stdio() {
     // `stop` acts the moment it is read: with many search threads on few cores, waiting for
     // the session thread to be scheduled would add to the latency.
     let stopper = session.stop_handle();
-    let reader = std::thread::Builder::new()
-        .name("lazuli-stdin".into())
-        .spawn(move || {
-            // Woken by `stop` while every core is busy searching: ask to run at once.
-            let short_slice = crate::sched::request_short_slice();
-            tracing::info!("input thread granted a short time slice: {short_slice}");
-            read_lines(std::io::stdin().lock(), MAX_LINE, |input| {
-                let received = Instant::now();
-                if matches!(&input, Input::Line(line) if line.trim() == "stop") {
-                    stopper.stop();
-                }
-                lines.send((input, received)).is_ok()
-            });
-            let _ = lines.send((Input::Line("quit".to_string()), Instant::now()));
+    let reader = std::thread::Builder::new().name("lazuli-stdin".into()).spawn(move || {
+        // Woken by `stop` while every core is busy searching: ask to run at once.
+        let short_slice = crate::sched::request_short_slice();
+        tracing::info!("input thread granted a short time slice: {short_slice}");
+        read_lines(std::io::stdin().lock(), MAX_LINE, |input| {
+            let received = Instant::now();
+            if matches!(&input, Input::Line(line) if line.trim() == "stop") {
+                stopper.stop();
+            }
+            lines.send((input, received)).is_ok()
         });
+        let _ = lines.send((Input::Line("quit".to_string()), Instant::now()));
+    });
     if let Err(e) = reader {
         // Nothing can be read without it: say so and end, rather than panic.
         eprintln!("lazuli: the system refused the input thread: {e}");

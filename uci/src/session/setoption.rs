@@ -1,7 +1,7 @@
 //! `setoption`: each option's effect, and the options that wait for the search to end.
 
 use super::{HashIo, Session};
-use crate::options::{self, OptionValue};
+use crate::options::{self, OptionId, Setting};
 use engine::tb::Tablebases;
 use smp::TbSettings;
 use std::path::Path;
@@ -10,8 +10,8 @@ use std::time::Duration;
 
 impl Session {
     pub(super) fn set_option(&mut self, name: &str, value: Option<&str>) {
-        let (name, value) = match options::validate(name, value) {
-            Ok(v) => v,
+        let Setting { id, name, value } = match options::validate(name, value) {
+            Ok(setting) => setting,
             Err(e) => {
                 self.info(&e);
                 return;
@@ -23,27 +23,27 @@ impl Session {
                 return;
             }
         }
-        match (name, value) {
-            ("Hash", OptionValue::Spin(mb)) => {
-                self.pending.hash = Some(mb as usize);
+        match id {
+            OptionId::Hash => {
+                self.pending.hash = Some(value.spin() as usize);
                 self.apply_pending_if_idle();
             }
-            ("Threads", OptionValue::Spin(n)) => {
-                self.pending.threads = Some(n as usize);
+            OptionId::Threads => {
+                self.pending.threads = Some(value.spin() as usize);
                 self.apply_pending_if_idle();
             }
-            ("MultiPV", OptionValue::Spin(n)) => self.multipv = n as usize,
-            ("Move Overhead", OptionValue::Spin(ms)) => self.move_overhead = Duration::from_millis(ms as u64),
-            ("Contempt", OptionValue::Spin(cp)) => self.contempt = cp as i32,
-            ("UCI_Chess960", OptionValue::Check(on)) => self.chess960 = on,
-            ("UCI_ShowWDL", OptionValue::Check(on)) => self.show_wdl = on,
-            ("UCI_AnalyseMode", OptionValue::Check(on)) => self.analyse_mode = on,
-            ("UCI_LimitStrength", OptionValue::Check(on)) => self.limit_strength = on,
-            ("UCI_Elo", OptionValue::Spin(elo)) => self.elo = elo,
-            ("Strength Seed", OptionValue::Spin(seed)) => self.strength_seed = seed as u64,
-            ("UCI_Opponent", _) => {}
-            ("Ponder", OptionValue::Check(on)) => self.ponder = on,
-            ("Clear Hash", _) => {
+            OptionId::MultiPv => self.multipv = value.spin() as usize,
+            OptionId::MoveOverhead => self.move_overhead = Duration::from_millis(value.spin() as u64),
+            OptionId::Contempt => self.contempt = value.spin() as i32,
+            OptionId::Chess960 => self.chess960 = value.check(),
+            OptionId::ShowWdl => self.show_wdl = value.check(),
+            OptionId::AnalyseMode => self.analyse_mode = value.check(),
+            OptionId::LimitStrength => self.limit_strength = value.check(),
+            OptionId::Elo => self.elo = value.spin(),
+            OptionId::StrengthSeed => self.strength_seed = value.spin() as u64,
+            OptionId::Opponent => {}
+            OptionId::Ponder => self.ponder = value.check(),
+            OptionId::ClearHash => {
                 // In order with Save Hash and Load Hash, after a running search like them.
                 if self.is_searching() {
                     self.info("Clear Hash: the table is cleared when the search ends");
@@ -51,79 +51,81 @@ impl Session {
                 self.pending.hash_io.push(HashIo::Clear);
                 self.apply_pending_if_idle();
             }
-            ("Hash File", OptionValue::String(path)) => {
-                self.hash_file = path;
+            OptionId::HashFile => {
+                self.hash_file = value.text();
                 self.load_kept_hash_file();
             }
-            ("Never Clear Hash", OptionValue::Check(on)) => self.never_clear_hash = on,
-            ("Keep Hash File", OptionValue::Check(on)) => {
+            OptionId::NeverClearHash => self.never_clear_hash = value.check(),
+            OptionId::KeepHashFile => {
+                let on = value.check();
                 let was = std::mem::replace(&mut self.keep_hash_file, on);
                 if on && !was {
                     self.load_kept_hash_file();
                 }
             }
-            ("Save Hash" | "Load Hash", _) => {
+            OptionId::SaveHash | OptionId::LoadHash => {
                 if self.hash_file.is_empty() {
                     self.info(&format!("{name}: set the option Hash File to a path first"));
                     return;
                 }
                 let path = self.hash_file.clone();
-                self.pending.hash_io.push(if name == "Save Hash" {
+                self.pending.hash_io.push(if id == OptionId::SaveHash {
                     HashIo::Save(path)
                 } else {
                     HashIo::Load(path)
                 });
                 self.apply_pending_if_idle();
             }
-            ("SyzygyPath", OptionValue::String(path)) => {
-                self.syzygy.path = path;
+            OptionId::SyzygyPath => {
+                self.syzygy.path = value.text();
                 self.syzygy.tables = None;
-                self.pending.syzygy = true;
-                self.apply_pending_if_idle();
+                self.syzygy_changed();
             }
-            ("SyzygyProbeDepth", OptionValue::Spin(d)) => {
-                self.syzygy.probe_depth = d as i32;
-                self.pending.syzygy = true;
-                self.apply_pending_if_idle();
+            OptionId::SyzygyProbeDepth => {
+                self.syzygy.probe_depth = value.spin() as i32;
+                self.syzygy_changed();
             }
-            ("SyzygyProbeLimit", OptionValue::Spin(n)) => {
-                self.syzygy.probe_limit = n as usize;
-                self.pending.syzygy = true;
-                self.apply_pending_if_idle();
+            OptionId::SyzygyProbeLimit => {
+                self.syzygy.probe_limit = value.spin() as usize;
+                self.syzygy_changed();
             }
-            ("Syzygy50MoveRule", OptionValue::Check(on)) => {
-                self.syzygy.rule50 = on;
-                self.pending.syzygy = true;
-                self.apply_pending_if_idle();
+            OptionId::Syzygy50MoveRule => {
+                self.syzygy.rule50 = value.check();
+                self.syzygy_changed();
             }
-            ("SMP Helpers", OptionValue::String(policy)) => match policy.parse() {
+            OptionId::SmpHelpers => match value.text().parse() {
                 Ok(policy) => {
                     self.pending.policy = Some(policy);
                     self.apply_pending_if_idle();
                 }
                 Err(e) => self.info(&e),
             },
-            ("SMP Vote", OptionValue::String(mode)) => match mode.parse() {
+            OptionId::SmpVote => match value.text().parse() {
                 Ok(mode) => self.pool.set_vote_mode(mode),
                 Err(e) => self.info(&e),
             },
-            ("EvalFile", OptionValue::String(path)) => self.set_eval_file(&path),
-            ("Use NNUE", OptionValue::Check(on)) => self.set_use_nnue(on),
-            ("Debug Log File", OptionValue::String(path)) => {
-                if let Err(e) = crate::log::set_file(&path) {
+            OptionId::EvalFile => self.set_eval_file(&value.text()),
+            OptionId::UseNnue => self.set_use_nnue(value.check()),
+            OptionId::DebugLogFile => {
+                if let Err(e) = crate::log::set_file(&value.text()) {
                     self.info(&e);
                 }
             }
-            (name, OptionValue::Spin(value)) if options::is_tunable(name) => {
+            OptionId::Tunable => {
                 if self.is_searching() {
                     self.info(&format!("{name} ignored during a search"));
                 } else {
                     self.pool.wait();
-                    engine::search::params::set_tunable(name, value as i32);
+                    engine::search::params::set_tunable(name, value.spin() as i32);
                 }
             }
-            _ => self.info(&format!("option '{name}' cannot take that value")),
         }
+    }
+
+    /// A Syzygy option changed: the tables and settings go to the pool after a running search.
+    fn syzygy_changed(&mut self) {
+        self.pending.syzygy = true;
+        self.apply_pending_if_idle();
     }
 
     /// Load the tables named by `SyzygyPath` (once) and hand them with the probe settings to
