@@ -3,9 +3,9 @@
 //! the further it is behind. A weak player misjudges and sees less; it does not blunder at
 //! random: a move the search found losing by force is never chosen while another is not.
 //!
-//! The mapping from Elo to search effort and spread is to be fitted by games against
-//! Stockfish's calibrated levels; the constants below are a first guess, and docs/strength.md
-//! has the games played against it so far.
+//! The mapping from Elo to search effort and spread is fitted by games against Stockfish's
+//! calibrated levels: the constants below are a first refit to the first games (docs/strength.md
+//! says how far it has been checked).
 
 use engine::board::Move;
 use engine::search::score::MATE_BOUND;
@@ -18,11 +18,14 @@ pub const MAX_ELO: i64 = 2850;
 const LINES: usize = 4;
 /// The search completes at least this depth: a mate in one against a candidate is then seen.
 pub const MIN_DEPTH: i32 = 3;
-/// Nodes a move at the weakest and the strongest level; in between, a geometric scale.
-const NODES_AT_MIN: f64 = 64.0;
-const NODES_AT_MAX: f64 = 400_000.0;
+/// Nodes a move at the weakest and the strongest level; in between, a geometric scale. The
+/// first games put 64 nodes (spread 250) at about Stockfish's 1243 and 94,000 nodes (spread 7)
+/// at its 2207, 10+0.1: about 92 Elo a doubling, which these ends follow.
+const NODES_AT_MIN: f64 = 144.0;
+const NODES_AT_MAX: f64 = 12_000_000.0;
 /// Centipawns a choice may give away at the weakest level (none at the strongest), scaled by a
-/// random draw for each line.
+/// random draw for each line; it shrinks with the fourth power of the distance to the top, so
+/// that the middle levels play nearly their search's move, as the games that fitted the nodes did.
 const SPREAD_AT_MIN: f64 = 250.0;
 
 /// What one level searches and how freely it chooses.
@@ -39,7 +42,7 @@ pub struct Level {
 pub fn level(elo: i64) -> Level {
     let t = (elo.clamp(MIN_ELO, MAX_ELO) - MIN_ELO) as f64 / (MAX_ELO - MIN_ELO) as f64;
     let nodes = NODES_AT_MIN * (NODES_AT_MAX / NODES_AT_MIN).powf(t);
-    let spread = SPREAD_AT_MIN * (1.0 - t) * (1.0 - t);
+    let spread = SPREAD_AT_MIN * (1.0 - t).powi(4);
     Level { nodes: nodes.round() as u64, lines: LINES, spread: spread.round() as i32 }
 }
 
@@ -98,8 +101,12 @@ mod tests {
     #[test]
     fn levels_grow_with_elo_and_the_top_gives_nothing_away() {
         let (low, high) = (level(MIN_ELO), level(MAX_ELO));
-        assert_eq!((low.nodes, low.spread), (64, 250));
-        assert_eq!((high.nodes, high.spread), (400_000, 0));
+        assert_eq!((low.nodes, low.spread), (144, 250));
+        assert_eq!((high.nodes, high.spread), (12_000_000, 0));
+        // The measured point: Stockfish's 2207 at 10+0.1 is about 94,000 nodes with a spread
+        // of 7 to 9 centipawns.
+        let anchor = level(2207);
+        assert!((85_000..100_000).contains(&anchor.nodes) && (5..=10).contains(&anchor.spread), "{anchor:?}");
         assert_eq!(level(0), low);
         assert_eq!(level(9999), high);
         let mut previous = low;
