@@ -1,6 +1,7 @@
 //! The UCI options: name, type, default and range, and the typed value a `setoption` produces.
 
 use crate::command::shorten;
+use crate::session::strength::{MAX_ELO, MIN_ELO};
 use engine::search::params::{Tunable, TUNABLES};
 
 pub const MAX_HASH_MB: i64 = 33_554_432;
@@ -71,115 +72,71 @@ pub enum OptionId {
     Tunable,
 }
 
+const fn spin(id: OptionId, name: &'static str, default: i64, min: i64, max: i64) -> OptionSpec {
+    OptionSpec { id, name, kind: OptionKind::Spin { default, min, max } }
+}
+
+const fn check(id: OptionId, name: &'static str, default: bool) -> OptionSpec {
+    OptionSpec { id, name, kind: OptionKind::Check { default } }
+}
+
+const fn button(id: OptionId, name: &'static str) -> OptionSpec {
+    OptionSpec { id, name, kind: OptionKind::Button }
+}
+
+/// A string option, empty by default.
+const fn text(id: OptionId, name: &'static str) -> OptionSpec {
+    OptionSpec { id, name, kind: OptionKind::String { default: "" } }
+}
+
+const fn combo(
+    id: OptionId,
+    name: &'static str,
+    default: &'static str,
+    vars: &'static [&'static str],
+) -> OptionSpec {
+    OptionSpec { id, name, kind: OptionKind::Combo { default, vars } }
+}
+
+/// The options of every build, in the order of the `uci` answer (a `spsa` build adds its
+/// tunables after them: `all_options`).
 pub const OPTIONS: &[OptionSpec] = &[
-    OptionSpec {
-        id: OptionId::Hash,
-        name: "Hash",
-        kind: OptionKind::Spin { default: 16, min: 1, max: MAX_HASH_MB },
-    },
-    OptionSpec {
-        id: OptionId::Threads,
-        name: "Threads",
-        kind: OptionKind::Spin { default: 1, min: 1, max: MAX_THREADS },
-    },
-    OptionSpec {
-        id: OptionId::MultiPv,
-        name: "MultiPV",
-        kind: OptionKind::Spin { default: 1, min: 1, max: 256 },
-    },
-    OptionSpec {
-        id: OptionId::MoveOverhead,
-        name: "Move Overhead",
-        kind: OptionKind::Spin { default: 10, min: 0, max: 5000 },
-    },
-    OptionSpec {
-        id: OptionId::Contempt,
-        name: "Contempt",
-        kind: OptionKind::Spin { default: 0, min: -100, max: 100 },
-    },
-    OptionSpec { id: OptionId::Ponder, name: "Ponder", kind: OptionKind::Check { default: false } },
-    OptionSpec { id: OptionId::Chess960, name: "UCI_Chess960", kind: OptionKind::Check { default: false } },
-    OptionSpec { id: OptionId::ClearHash, name: "Clear Hash", kind: OptionKind::Button },
-    OptionSpec { id: OptionId::HashFile, name: "Hash File", kind: OptionKind::String { default: "" } },
-    OptionSpec { id: OptionId::SaveHash, name: "Save Hash", kind: OptionKind::Button },
-    OptionSpec { id: OptionId::LoadHash, name: "Load Hash", kind: OptionKind::Button },
-    OptionSpec {
-        id: OptionId::NeverClearHash,
-        name: "Never Clear Hash",
-        kind: OptionKind::Check { default: false },
-    },
+    spin(OptionId::Hash, "Hash", 16, 1, MAX_HASH_MB),
+    spin(OptionId::Threads, "Threads", 1, 1, MAX_THREADS),
+    spin(OptionId::MultiPv, "MultiPV", 1, 1, 256),
+    spin(OptionId::MoveOverhead, "Move Overhead", 10, 0, 5000),
+    spin(OptionId::Contempt, "Contempt", 0, -100, 100),
+    check(OptionId::Ponder, "Ponder", false),
+    check(OptionId::Chess960, "UCI_Chess960", false),
+    button(OptionId::ClearHash, "Clear Hash"),
+    text(OptionId::HashFile, "Hash File"),
+    button(OptionId::SaveHash, "Save Hash"),
+    button(OptionId::LoadHash, "Load Hash"),
+    check(OptionId::NeverClearHash, "Never Clear Hash", false),
     // For GUIs without buttons: `Hash File` is loaded when set (if it exists) and saved at
     // `ucinewgame` and `quit`.
-    OptionSpec {
-        id: OptionId::KeepHashFile,
-        name: "Keep Hash File",
-        kind: OptionKind::Check { default: false },
-    },
-    OptionSpec { id: OptionId::ShowWdl, name: "UCI_ShowWDL", kind: OptionKind::Check { default: false } },
+    check(OptionId::KeepHashFile, "Keep Hash File", false),
+    check(OptionId::ShowWdl, "UCI_ShowWDL", false),
     // On: every search without a clock, `movetime` or `ponder` is an analysis, which resumes
     // from the table.
-    OptionSpec {
-        id: OptionId::AnalyseMode,
-        name: "UCI_AnalyseMode",
-        kind: OptionKind::Check { default: false },
-    },
-    OptionSpec {
-        id: OptionId::LimitStrength,
-        name: "UCI_LimitStrength",
-        kind: OptionKind::Check { default: false },
-    },
-    OptionSpec {
-        id: OptionId::Elo,
-        name: "UCI_Elo",
-        kind: OptionKind::Spin {
-            default: crate::session::strength::MIN_ELO,
-            min: crate::session::strength::MIN_ELO,
-            max: crate::session::strength::MAX_ELO,
-        },
-    },
+    check(OptionId::AnalyseMode, "UCI_AnalyseMode", false),
+    check(OptionId::LimitStrength, "UCI_LimitStrength", false),
+    spin(OptionId::Elo, "UCI_Elo", MIN_ELO, MIN_ELO, MAX_ELO),
     // The draws of a limited strength's choices: the same seed plays the same moves.
-    OptionSpec {
-        id: OptionId::StrengthSeed,
-        name: "Strength Seed",
-        kind: OptionKind::Spin { default: 0, min: 0, max: 2_147_483_647 },
-    },
+    spin(OptionId::StrengthSeed, "Strength Seed", 0, 0, 2_147_483_647),
     // What the GUI says about the opponent; accepted and not used.
-    OptionSpec { id: OptionId::Opponent, name: "UCI_Opponent", kind: OptionKind::String { default: "" } },
-    OptionSpec {
-        id: OptionId::DebugLogFile,
-        name: "Debug Log File",
-        kind: OptionKind::String { default: "" },
-    },
-    OptionSpec { id: OptionId::SyzygyPath, name: "SyzygyPath", kind: OptionKind::String { default: "" } },
+    text(OptionId::Opponent, "UCI_Opponent"),
+    text(OptionId::DebugLogFile, "Debug Log File"),
+    text(OptionId::SyzygyPath, "SyzygyPath"),
     // A network file; empty: the default evaluation (the embedded network if there is one).
-    OptionSpec { id: OptionId::EvalFile, name: "EvalFile", kind: OptionKind::String { default: "" } },
+    text(OptionId::EvalFile, "EvalFile"),
     // Off: the hand-crafted evaluation, whatever `EvalFile` holds.
-    OptionSpec { id: OptionId::UseNnue, name: "Use NNUE", kind: OptionKind::Check { default: true } },
-    OptionSpec {
-        id: OptionId::SyzygyProbeDepth,
-        name: "SyzygyProbeDepth",
-        kind: OptionKind::Spin { default: 1, min: 1, max: 100 },
-    },
-    OptionSpec {
-        id: OptionId::SyzygyProbeLimit,
-        name: "SyzygyProbeLimit",
-        kind: OptionKind::Spin { default: 7, min: 0, max: 7 },
-    },
-    OptionSpec {
-        id: OptionId::Syzygy50MoveRule,
-        name: "Syzygy50MoveRule",
-        kind: OptionKind::Check { default: true },
-    },
-    OptionSpec {
-        id: OptionId::SmpHelpers,
-        name: "SMP Helpers",
-        kind: OptionKind::Combo { default: "identical", vars: &smp::HelperPolicy::NAMES },
-    },
-    OptionSpec {
-        id: OptionId::SmpVote,
-        name: "SMP Vote",
-        kind: OptionKind::Combo { default: "all", vars: &smp::VoteMode::NAMES },
-    },
+    check(OptionId::UseNnue, "Use NNUE", true),
+    spin(OptionId::SyzygyProbeDepth, "SyzygyProbeDepth", 1, 1, 100),
+    spin(OptionId::SyzygyProbeLimit, "SyzygyProbeLimit", 7, 0, 7),
+    check(OptionId::Syzygy50MoveRule, "Syzygy50MoveRule", true),
+    combo(OptionId::SmpHelpers, "SMP Helpers", "identical", &smp::HelperPolicy::NAMES),
+    combo(OptionId::SmpVote, "SMP Vote", "all", &smp::VoteMode::NAMES),
 ];
 
 /// Other engines' names for options of `OPTIONS`, which `setoption` accepts as well (they are
