@@ -18,6 +18,11 @@ const USAGE: &str = "usage: lazuli                      run the UCI engine (read
        lazuli spsa                  the tunable search constants in OpenBench's SPSA format
        lazuli --version             the version and the commit it was built from";
 
+/// This binary's build, for the tools' reports.
+fn build() -> tools::Build {
+    tools::Build { name: crate::version::name(), commit: crate::version::COMMIT }
+}
+
 /// Runs the command line and returns the process exit code.
 pub fn run(args: &[String]) -> i32 {
     match args.first().map(String::as_str) {
@@ -29,31 +34,31 @@ pub fn run(args: &[String]) -> i32 {
         Some("perft" | "bench" | "spsa" | "genfens")
             if args[1..].iter().any(|a| a == "--help" || a == "-h") =>
         {
-            crate::outln!("{USAGE}");
+            tools::outln!("{USAGE}");
             0
         }
         Some("perft") => perft_command(&args[1..]),
         Some("bench") => bench_command(&args[1..]),
-        Some("speedtest") => crate::speedtest::speedtest_command(&args[1..]),
-        Some("scaling") => crate::scaling_cli::scaling_command(&args[1..]),
-        Some("datagen") => crate::datagen_cli::datagen_command(&args[1..]),
+        Some("speedtest") => tools::speedtest::speedtest_command(&args[1..], &build()),
+        Some("scaling") => tools::scaling_cli::scaling_command(&args[1..], &build()),
+        Some("datagen") => tools::datagen_cli::datagen_command(&args[1..]),
         Some("serve") => crate::serve_cli::serve_command(&args[1..]),
         Some("connect") => crate::connect::connect_command(&args[1..]),
         // OpenBench passes the whole request as one argument (then `quit`).
-        Some(spec) if spec.starts_with("genfens") => crate::datagen_cli::genfens_command(spec),
+        Some(spec) if spec.starts_with("genfens") => tools::datagen_cli::genfens_command(spec),
         Some("spsa") => {
-            crate::out!("{}", engine::search::params::openbench_spsa_input());
+            tools::out!("{}", engine::search::params::openbench_spsa_input());
             if !cfg!(feature = "spsa") {
                 eprintln!("note: this build does not offer them as UCI options; build with --features spsa");
             }
             0
         }
         Some("--version" | "-V" | "version") => {
-            crate::outln!("{}", crate::version::name());
+            tools::outln!("{}", crate::version::name());
             0
         }
         Some("help" | "-h" | "--help") => {
-            crate::outln!("{USAGE}");
+            tools::outln!("{USAGE}");
             0
         }
         Some(other) => {
@@ -76,11 +81,11 @@ fn bench_command(args: &[String]) -> i32 {
         eprintln!("{problem}");
     }
     let result = run_bench(depth, |i, fen, nodes| {
-        crate::outln!("position {:>2} nodes {:>10}  {fen}", i + 1, nodes);
+        tools::outln!("position {:>2} nodes {:>10}  {fen}", i + 1, nodes);
     });
-    crate::outln!();
-    crate::outln!("depth {depth}, time {} ms", result.elapsed.as_millis());
-    crate::outln!("{} nodes {} nps", result.nodes, result.nps());
+    tools::outln!();
+    tools::outln!("depth {depth}, time {} ms", result.elapsed.as_millis());
+    tools::outln!("{} nodes {} nps", result.nodes, result.nps());
     0
 }
 
@@ -107,12 +112,12 @@ fn perft_command(args: &[String]) -> i32 {
         Ok((total, elapsed)) => {
             let secs = elapsed.as_secs_f64().max(1e-9);
             if let Err(e) = out.flush() {
-                crate::stdout::failed(&e);
+                tools::stdout::failed(&e);
             }
             eprintln!("time {:.3} s, {:.0} nodes/second", secs, total as f64 / secs);
             0
         }
-        Err(e) => crate::stdout::failed(&e),
+        Err(e) => tools::stdout::failed(&e),
     }
 }
 

@@ -43,7 +43,7 @@ fn parse_connect(args: &[String]) -> Result<ConnectArgs, String> {
 }
 
 pub fn connect_command(args: &[String]) -> i32 {
-    let args = match crate::args::parse_or_exit(args, CONNECT_USAGE, CONNECT_HELP, parse_connect) {
+    let args = match tools::args::parse_or_exit(args, CONNECT_USAGE, CONNECT_HELP, parse_connect) {
         Ok(a) => a,
         Err(code) => return code,
     };

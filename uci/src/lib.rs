@@ -1,28 +1,20 @@
-//! The UCI front end of Lazuli: command-line tools, the UCI protocol and session.
+//! The UCI front end of Lazuli: the command line, the UCI protocol and session, and the server;
+//! the tools beside the engine (datagen, scaling, speedtest) are the `tools` crate.
 #![deny(unsafe_code)]
 
-mod args;
 pub mod cli;
 pub mod command;
 pub mod connect;
-pub mod datagen;
-pub mod datagen_cli;
 pub mod held;
 pub mod log;
-pub mod machine;
 pub mod options;
 pub mod output;
 pub mod perft;
 pub mod protocol;
-pub mod scaling;
-pub mod scaling_cli;
 #[allow(unsafe_code)]
 pub mod sched;
 pub mod serve;
 pub mod serve_cli;
 pub mod session;
-pub mod speedtest;
-pub mod stats;
-pub mod stdout;
 pub mod version;
 pub mod wdl;

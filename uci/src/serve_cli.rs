@@ -96,7 +96,7 @@ pub fn parse_serve(args: &[String]) -> Result<Config, String> {
 }
 
 pub fn serve_command(args: &[String]) -> i32 {
-    let config = match crate::args::parse_or_exit(args, SERVE_USAGE, SERVE_HELP, parse_serve) {
+    let config = match tools::args::parse_or_exit(args, SERVE_USAGE, SERVE_HELP, parse_serve) {
         Ok(c) => c,
         Err(code) => return code,
     };

@@ -183,10 +183,10 @@ pub fn run(config: Config) -> Result<(), String> {
         },
         single_connection: config.max_connections == 1,
     });
-    crate::outln!("listening on {address}");
+    tools::outln!("listening on {address}");
     if config.secret_file.is_none() {
-        crate::outln!("secret {}", server.secret.as_str());
-        crate::outln!(
+        tools::outln!("secret {}", server.secret.as_str());
+        tools::outln!(
             "(generated for this run; clients need it: save it to a file for lazuli connect --secret-file)"
         );
     }

@@ -6,6 +6,7 @@ use serde_json::{json, Value};
 #[derive(Clone, Debug)]
 pub struct Machine {
     pub build: String,
+    pub commit: Option<&'static str>,
     pub simd: &'static str,
     pub cpu: String,
     pub logical_cores: usize,
@@ -16,9 +17,10 @@ pub struct Machine {
 }
 
 impl Machine {
-    pub fn detect() -> Machine {
+    pub fn detect(build: &crate::Build) -> Machine {
         Machine {
-            build: crate::version::name(),
+            build: build.name.clone(),
+            commit: build.commit,
             simd: engine::nnue::simd::Kernels::selection().kernels.name(),
             cpu: cpu_model(),
             logical_cores: num_cpus::get().max(1),
@@ -55,7 +57,7 @@ impl Machine {
     pub fn json(&self, resident_huge_kb: Option<u64>) -> Value {
         json!({
             "build": self.build,
-            "commit": crate::version::COMMIT,
+            "commit": self.commit,
             "simd": self.simd,
             "cpu": self.cpu,
             "logical_cores": self.logical_cores,
@@ -139,6 +141,7 @@ mod tests {
     fn the_description_names_build_cores_and_pages() {
         let machine = Machine {
             build: "Lazuli 0.1.0 (abc1234)".into(),
+            commit: Some("abc1234"),
             simd: "avx2",
             cpu: "Test CPU".into(),
             logical_cores: 32,
@@ -153,6 +156,6 @@ mod tests {
             assert!(text.contains(part), "'{part}' missing from:\n{text}");
         }
         assert_eq!(machine.json(None)["numa_nodes"], 2);
-        assert!(Machine::detect().logical_cores >= 1);
+        assert!(Machine::detect(&crate::Build { name: "test".into(), commit: None }).logical_cores >= 1);
     }
 }

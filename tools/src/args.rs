@@ -2,7 +2,7 @@
 
 /// A subcommand's arguments: `--help` prints the usage and the help (exit 0), bad
 /// arguments the problem and the usage (exit 2); otherwise what `parse` read.
-pub(crate) fn parse_or_exit<T>(
+pub fn parse_or_exit<T>(
     args: &[String],
     usage: &str,
     help: &str,

@@ -18,7 +18,7 @@ every thread count in a shuffled order; 1000 ms per position for speed; 16 MB of
 have at least 10 pieces (--positions-file: one FEN or EPD a line, '#' comments); helpers as
 `SMP Helpers` (identical). Tables are cleared by writing before every timed search, and each
 count warms up with one untimed search. --csv writes the summary, --json every measurement with
-the settings and the machine. See uci/src/scaling.rs for the method.";
+the settings and the machine. See tools/src/scaling.rs for the method.";
 
 /// The default positions leave out endgames this small: they are solved in a few plies and
 /// time nothing but the threads' start.
@@ -125,12 +125,12 @@ fn parse_args(args: &[String]) -> Result<(ScalingConfig, Outputs), String> {
     Ok((config, outputs))
 }
 
-pub fn scaling_command(args: &[String]) -> i32 {
+pub fn scaling_command(args: &[String], build: &crate::Build) -> i32 {
     let (config, outputs) = match crate::args::parse_or_exit(args, USAGE, HELP, parse_args) {
         Ok(v) => v,
         Err(code) => return code,
     };
-    let machine = Machine::detect();
+    let machine = Machine::detect(build);
     let hash = match config.hash {
         HashSize::Fixed(mb) => format!("{mb} MB hash for every count"),
         HashSize::PerThread(mb) => format!("{mb} MB hash per thread"),

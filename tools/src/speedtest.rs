@@ -7,9 +7,9 @@
 
 use crate::machine::{resident_huge_kb, Machine};
 use crate::scaling::search;
-use crate::session::find_move;
 use crate::stats::{sample_sd, t_interval};
 use engine::board::{Board, Position};
+use engine::movegen::legal_moves;
 use engine::search::Limits;
 use serde_json::json;
 use smp::Pool;
@@ -40,7 +40,11 @@ pub fn games() -> Vec<Vec<Board>> {
             let mut boards = Vec::new();
             for text in moves.split_whitespace() {
                 boards.push(board.clone());
-                let mv = find_move(board.position(), text, false).expect("speedtest games are legal");
+                let mv = legal_moves(board.position())
+                    .iter()
+                    .copied()
+                    .find(|m| m.to_uci(false) == text)
+                    .expect("speedtest games are legal");
                 board.make_move(mv);
             }
             boards
@@ -132,14 +136,14 @@ fn parse_args(args: &[String]) -> Result<(SpeedtestConfig, Option<String>), Stri
     Ok((config, json))
 }
 
-pub fn speedtest_command(args: &[String]) -> i32 {
+pub fn speedtest_command(args: &[String], build: &crate::Build) -> i32 {
     let (config, json_path) = match crate::args::parse_or_exit(args, USAGE, HELP, parse_args) {
         Ok(v) => v,
         Err(code) => return code,
     };
     let games = games();
     let positions: usize = games.iter().map(Vec::len).sum();
-    let machine = Machine::detect();
+    let machine = Machine::detect(build);
     let (passes, huge_kb) = run(&config, |what| eprintln!("speedtest: {what}"));
     crate::outln!("Lazuli speedtest");
     for line in machine.lines(huge_kb) {
