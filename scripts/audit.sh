@@ -26,22 +26,50 @@ if ! cargo audit --version >/dev/null 2>&1; then
     echo "audit: cargo-audit is not installed (cargo install cargo-audit --locked)" >&2
     exit 2
 fi
+# Both tools exit 1 on an advisory and on a failed run alike: their JSON reports tell the two
+# apart (no report, or one that cannot be read, is "not audited").
+python=${PYTHON:-python3}
+verdict() {  # verdict TOOL REPORT-FILE: prints the findings; 0 clean, 1 advisories, 2 no report
+    "$python" - "$1" "$2" <<'PY'
+import json, sys
+tool, path = sys.argv[1], sys.argv[2]
+try:
+    report = json.load(open(path))
+except (OSError, ValueError):
+    sys.exit(2)
+if tool == "cargo":
+    found = [v["advisory"]["id"] + " " + v["package"]["name"] for v in report["vulnerabilities"]["list"]]
+    warned = [(w.get("advisory") or {}).get("id", kind) + " " + w["package"]["name"]
+              for kind, ws in report.get("warnings", {}).items() for w in ws]
+else:
+    found = [f"{v['id']} {d['name']} {d['version']}" for d in report["dependencies"] for v in d.get("vulns", [])]
+    warned = []
+for line in found:
+    print(f"advisory: {line}")
+for line in warned:
+    print(f"warning: {line}")
+print(f"{tool}: {len(found)} advisories, {len(warned)} warnings")
+sys.exit(1 if found else 0)
+PY
+}
+report=$(mktemp)
+trap 'rm -f "$report"' EXIT
 status=0
 if [ -n "$db" ]; then
     echo "RustSec database: $db, last change $(git -C "$db" log -1 --format=%cs 2>/dev/null || echo unknown)"
-    cargo audit --db "$db" --no-fetch --stale
+    cargo audit --db "$db" --no-fetch --stale --json >"$report"
 else
-    cargo audit
+    cargo audit --json >"$report"
 fi
-rust=$?
-case $rust in 0) ;; 1) status=1 ;; *) exit 2 ;; esac
+verdict cargo "$report"
+case $? in 0) ;; 1) status=1 ;; *) echo "audit: cargo audit gave no report (no database?)" >&2; exit 2 ;; esac
 
-python=${PYTHON:-python3}
 if [ -n "$db" ]; then
     echo "audit: the Python packages are not audited offline (pip-audit fetches its database)"
 elif "$python" -m pip_audit --version >/dev/null 2>&1; then
-    "$python" -m pip_audit --strict -r tests/python/requirements.txt -r scripts/requirements.txt
-    case $? in 0) ;; 1) status=1 ;; *) exit 2 ;; esac
+    "$python" -m pip_audit -f json -o "$report" -r tests/python/requirements.txt -r scripts/requirements.txt
+    verdict pip "$report"
+    case $? in 0) ;; 1) status=1 ;; *) echo "audit: pip-audit gave no report (no network?)" >&2; exit 2 ;; esac
 else
     echo "audit: pip-audit is not installed ($python -m pip install pip-audit)" >&2
     exit 2

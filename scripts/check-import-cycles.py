@@ -10,7 +10,8 @@ import re
 import sys
 from pathlib import Path
 
-PATH = re.compile(r"\b(crate|super|self)((?:::[A-Za-z_][A-Za-z_0-9]*)+)")
+PATH = re.compile(r"\b(crate|super|self)((?:::[A-Za-z_][A-Za-z_0-9]*)*)(::\{)?")
+COMMENT = re.compile(r"//[^\n]*")
 TESTS = re.compile(r"#\[cfg\(test\)\]\s*mod\s+tests\s*\{")
 
 
@@ -21,15 +22,66 @@ def module_of(src: Path, file: Path) -> tuple:
     return tuple(parts)
 
 
+def group(code: str, start: int) -> str:
+    """The text of the `{...}` group that opens at `start`, without its braces."""
+    depth = 0
+    for i in range(start, len(code)):
+        depth += {"{": 1, "}": -1}.get(code[i], 0)
+        if depth == 0:
+            return code[start + 1 : i]
+    return ""
+
+
+def split_top(text: str) -> list:
+    """`text` cut at the commas outside braces."""
+    parts, depth, current = [], 0, ""
+    for ch in text:
+        depth += {"{": 1, "}": -1}.get(ch, 0)
+        if ch == "," and depth == 0:
+            parts.append(current)
+            current = ""
+        else:
+            current += ch
+    return parts + [current]
+
+
+def expand(prefix: list, text: str) -> list:
+    """The paths a group names after `prefix`, nested groups included."""
+    found = []
+    for part in split_top(text):
+        part = part.strip()
+        if not part or part == "self":
+            found.append(prefix)
+            continue
+        head, _, rest = part.partition("{")
+        names = [n.strip() for n in head.split("::") if n.strip() and n.strip() != "*"]
+        names = [n.split(" as ")[0].strip() for n in names]
+        if rest:
+            found += expand(prefix + names, rest[: rest.rfind("}")])
+        else:
+            found.append(prefix + names)
+    return found
+
+
+def paths(code: str):
+    """Every `crate::`, `super::` and `self::` path in `code`, groups expanded."""
+    for match in PATH.finditer(code):
+        root, path = match.group(1), [p for p in match.group(2).split("::") if p]
+        if match.group(3):
+            for full in expand(path, group(code, match.end() - 1)):
+                yield root, full
+        else:
+            yield root, path
+
+
 def imports(src: Path) -> dict:
     """Each file module of the crate at `src`, with the file modules its code names."""
     files = {module_of(src, f): f for f in sorted(src.rglob("*.rs"))}
     edges = {}
     for module, file in files.items():
-        code = TESTS.split(file.read_text(encoding="utf-8"))[0]
+        code = COMMENT.sub("", TESTS.split(file.read_text(encoding="utf-8"))[0])
         edges[module] = set()
-        for match in PATH.finditer(code):
-            root, path = match.group(1), [p for p in match.group(2).split("::") if p]
+        for root, path in paths(code):
             # `super` in a/b.rs and in b/mod.rs alike names the module's parent.
             base = {"crate": [], "self": list(module), "super": list(module)[:-1]}[root]
             while path and path[0] == "super":

@@ -42,6 +42,24 @@ class ImportCycleTest(unittest.TestCase):
             self.assertIn("board/moves -> pool", done.stdout)
             self.assertIn("pool -> board/moves", done.stdout)
 
+    def test_a_circle_through_grouped_imports_fails_and_comments_do_not_count(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            crate(
+                Path(tmp),
+                {
+                    "lib.rs": "mod a;\nmod b;\nmod c;\n",
+                    "a.rs": "use crate::{b::{B, Other as _}, c::C};\npub struct A;\n",
+                    "b.rs": "use super::{a::A};\npub struct B;\n",
+                    # Only a comment names `a` here: no circle through c.
+                    "c.rs": "// see crate::a::A\npub struct C;\n",
+                },
+            )
+            done = check(Path(tmp))
+            self.assertEqual(done.returncode, 1, done.stdout)
+            self.assertIn("a -> b", done.stdout)
+            self.assertIn("b -> a", done.stdout)
+            self.assertNotIn("c -> a", done.stdout)
+
     def test_one_way_imports_parents_and_test_modules_pass(self):
         with tempfile.TemporaryDirectory() as tmp:
             crate(

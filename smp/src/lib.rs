@@ -7,6 +7,7 @@
 mod control;
 mod helpers;
 pub mod mailbox;
+mod memory;
 mod pages;
 pub mod pool;
 mod shared;
@@ -22,13 +23,4 @@ pub use worker::{Ended, OnDone};
 /// The cores this process may run on (its affinity mask and CPU quota included), at least 1.
 pub(crate) fn available_cores() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
-}
-
-/// Memory the system could give this process now, in MB (`MemAvailable`); `None` where it
-/// cannot be read.
-pub(crate) fn available_memory_mb() -> Option<usize> {
-    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kb: usize = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb / 1024)
 }

@@ -184,11 +184,10 @@ impl Pool {
         }
         self.wait();
         let old_mb = self.tt.size_mb();
-        if let Some(free) = crate::available_memory_mb() {
-            if mb > free + old_mb {
+        if let Some(room) = self.room_for_table_mb() {
+            if mb > room {
                 return Err(format!(
-                    "{mb} MB is more memory than this machine has free ({} MB with the table's {old_mb}); kept {old_mb} MB",
-                    free + old_mb
+                    "{mb} MB is more memory than this machine has free ({room} MB with the table's {old_mb}); kept {old_mb} MB"
                 ));
             }
         }
@@ -209,6 +208,12 @@ impl Pool {
         };
         self.pages = PageToucher::start(&self.tt);
         result
+    }
+
+    /// The largest table the machine could back now, in MB: what the system (or, in a container,
+    /// its memory cgroup) has free, and the current table's memory, which a new one replaces.
+    fn room_for_table_mb(&self) -> Option<usize> {
+        crate::memory::available_mb().map(|free| free + self.tt.size_mb())
     }
 
     /// Save the table to `path` (between searches). Returns what to tell the user.
@@ -249,6 +254,13 @@ impl Pool {
             ));
         }
         let old_mb = self.tt.size_mb();
+        if let Some(room) = self.room_for_table_mb().filter(|&room| file.size_mb() > room as u64) {
+            return Err(format!(
+                "cannot load the hash from '{}': it holds {} MB, more memory than this machine has free ({room} MB); the table is kept",
+                path.display(),
+                file.size_mb()
+            ));
+        }
         let histories;
         if file.buckets != self.tt.bucket_count() as u64 {
             let table = TranspositionTable::try_with_buckets(file.buckets).ok_or_else(|| {
@@ -327,7 +339,7 @@ impl Pool {
         self.wait();
         if self.workers.is_empty() {
             // The system refused every search thread: answer at once rather than never.
-            on_done(fallback_answer(&board), &crate::Ended(&self.signals.searching));
+            on_done(fallback_answer(&board, &limits.search_moves), &crate::Ended(&self.signals.searching));
             return;
         }
         self.signals.control.reset(ponder);
@@ -479,7 +491,7 @@ mod tests {
     #[test]
     fn a_hash_larger_than_the_free_memory_is_refused_and_the_table_kept() {
         let mut pool = Pool::new(1, 2);
-        let free = crate::available_memory_mb().expect("Linux reports MemAvailable");
+        let free = crate::memory::available_mb().expect("Linux reports MemAvailable");
         let error = pool.set_hash(free + 2048).expect_err("more than the machine has");
         assert!(error.contains("more memory than this machine has free"), "{error}");
         assert_eq!(pool.hash_mb(), 2);
@@ -686,19 +698,17 @@ mod tests {
     #[test]
     fn a_ponder_search_that_had_its_time_answers_at_once_on_ponderhit() {
         let mut pool = Pool::new(2, 4);
-        let (rx, _) = ponder(&mut pool, 250, 500);
-        // Past the hard limit counted from `go`: a ponder search ignores the clock.
+        // The soft limit passes while it ponders; the hard limit is far beyond the hit, so only
+        // the mark made at the soft limit can end the search at the hit.
+        let (rx, _) = ponder(&mut pool, 100, 5_000);
         assert!(rx.recv_timeout(Duration::from_millis(600)).is_err(), "answered while pondering");
         let hit = Instant::now();
         pool.ponderhit();
         rx.recv_timeout(Duration::from_secs(10)).expect("bestmove after ponderhit");
         // Its time counts from `go`: it has had it, and answers without another iteration.
         let after = hit.elapsed();
-        // Counted from the hit, it would search on for at least 0.4 of the soft limit (100 ms).
-        assert!(
-            after < Duration::from_millis(60),
-            "answered {after:?} after ponderhit: time counted from the hit"
-        );
+        // Without the mark it would search on to the hard limit, 4.4 s more.
+        assert!(after < Duration::from_millis(40), "answered {after:?} after ponderhit: not at the hit");
     }
 
     #[test]

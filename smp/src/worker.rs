@@ -128,10 +128,18 @@ pub(crate) fn worker_loop(
     }
 }
 
-/// The answer of a search that could not run: the first legal move (`0000` with none).
-pub(crate) fn fallback_answer(board: &Board) -> SearchResult {
+/// The answer of a search that could not run: the first of `search_moves` (when given) that is
+/// legal, else the first legal move (`0000` with none).
+pub(crate) fn fallback_answer(board: &Board, search_moves: &[Move]) -> SearchResult {
+    let legal = legal_moves(board.position());
+    let allowed = |m: &Move| search_moves.is_empty() || search_moves.contains(m);
     SearchResult {
-        best_move: legal_moves(board.position()).iter().next().copied().unwrap_or(Move::NULL),
+        best_move: legal
+            .iter()
+            .copied()
+            .find(allowed)
+            .or_else(|| legal.iter().next().copied())
+            .unwrap_or(Move::NULL),
         ponder_move: Move::NULL,
         score: 0,
         depth: 0,
@@ -182,10 +190,12 @@ impl Drop for PanicGuard<'_> {
 
 fn run_search(index: usize, searcher: &mut Searcher, mut job: SearchJob, shared: &Shared) {
     let signals = &shared.signals;
-    let main_answer = job
-        .main
-        .as_mut()
-        .map(|main| (std::mem::replace(&mut main.on_done, Box::new(|_, _| {})), fallback_answer(&job.board)));
+    let main_answer = job.main.as_mut().map(|main| {
+        (
+            std::mem::replace(&mut main.on_done, Box::new(|_, _| {})),
+            fallback_answer(&job.board, &job.limits.search_moves),
+        )
+    });
     let guard = PanicGuard { shared, main: main_answer, armed: true };
     let total = || shared.total_nodes();
     let tb = job.tb.as_ref().map(|t| TbContext {

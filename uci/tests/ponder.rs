@@ -25,10 +25,11 @@ fn answer_after_ponderhit(engine: &mut Engine, pondered: Duration, clock_ms: u64
 #[test]
 fn a_ponder_search_that_had_its_time_answers_at_once_on_ponderhit() {
     let mut engine = Engine::start();
-    // On a 20 s clock a move is planned at about 0.5 s (and never less than 0.18 s, however
-    // stable the best move); this search has thought 1.5 s. Counted from the hit, it would
-    // take at least those 0.18 s more.
-    let after = answer_after_ponderhit(&mut engine, Duration::from_millis(1500), 20_000);
+    // On a 20 s clock a move is planned at about 0.5 s (never less than 0.18 s, never more
+    // than 1.2 s, whatever the search looks like); this search has thought 3 s, time enough for
+    // an iteration to end past the plan and mark it. Counted from the hit, it would take at
+    // least those 0.18 s more.
+    let after = answer_after_ponderhit(&mut engine, Duration::from_millis(3000), 20_000);
     assert!(after < Duration::from_millis(100), "bestmove {after:?} after ponderhit");
 }
 

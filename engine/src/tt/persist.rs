@@ -240,6 +240,21 @@ impl TranspositionTable {
         let length = file.metadata().map_err(|e| fail(e.to_string()))?.len();
         let mut reader = BufReader::with_capacity(1 << 20, file);
         let header = read_header(&mut reader, length).map_err(fail)?;
+        // What the entries mean is settled before the whole file is read.
+        if let Some((entries, evaluation)) = header.meaning {
+            if entries != entry_fingerprint() {
+                return Err(fail(
+                    "it was written by a build whose keys, scores or moves differ from this one's"
+                        .to_string(),
+                ));
+            }
+            let current = evaluation_fingerprint();
+            if evaluation != current {
+                return Err(fail(format!(
+                    "its scores come from another evaluation ({evaluation:016x}, this engine uses {current:016x}): set the EvalFile it was saved with"
+                )));
+            }
+        }
         let mut checksum = Checksum::new();
         let mut buffer = vec![0u8; CHUNK_BUCKETS * BUCKET_BYTES];
         let mut left = header.buckets;
@@ -268,20 +283,6 @@ impl TranspositionTable {
         // entries no search makes (a score beyond a mate would loop the aspiration windows).
         if let Some((bucket, why)) = first_bad {
             return Err(fail(format!("bucket {bucket} holds an entry no search writes ({why})")));
-        }
-        if let Some((entries, evaluation)) = header.meaning {
-            if entries != entry_fingerprint() {
-                return Err(fail(
-                    "it was written by a build whose keys, scores or moves differ from this one's"
-                        .to_string(),
-                ));
-            }
-            let current = evaluation_fingerprint();
-            if evaluation != current {
-                return Err(fail(format!(
-                    "its scores come from another evaluation ({evaluation:016x}, this engine uses {current:016x}): set the EvalFile it was saved with"
-                )));
-            }
         }
         Ok(header)
     }

@@ -246,6 +246,13 @@ mod tests {
     }
 
     #[test]
+    fn every_gated_name_is_an_option() {
+        for name in FILE_OPTIONS.iter().chain(&SHARED_OPTIONS) {
+            assert!(crate::options::OPTIONS.iter().any(|o| o.name == *name), "{name} is no option");
+        }
+    }
+
+    #[test]
     fn file_and_shared_options_need_the_operators_leave() {
         let budget = Budget::new(rules());
         let mut gate = budget.admit().unwrap();
