@@ -291,6 +291,15 @@ impl Pool {
         Ok(format!("loaded the hash ({} MB){what} from '{}'{resized}", self.tt.size_mb(), path.display()))
     }
 
+    /// A new game for a benchmark: as `clear`, but the table is written with zeros instead of
+    /// handed back, so that every page is in memory and no background thread touches pages
+    /// during the timed searches that follow.
+    pub fn clear_for_benchmark(&mut self) {
+        self.clear(true);
+        self.pages = None;
+        self.tt.clear_resident(self.workers.len().max(1));
+    }
+
     /// New game: clear the table (unless `keep_table`), the shared histories and every
     /// thread's own.
     pub fn clear(&mut self, keep_table: bool) {

@@ -129,8 +129,7 @@ fn board(fen: &str) -> Board {
 /// A new game: cleared histories and a table cleared by writing, so no page is faulted in
 /// during the timed search that follows.
 fn fresh(pool: &mut Pool) {
-    pool.clear(true);
-    pool.tt().clear_resident(pool.threads());
+    pool.clear_for_benchmark();
 }
 
 /// The thread counts in the order of each repeat: a seeded shuffle (splitmix64, Fisher-Yates).
