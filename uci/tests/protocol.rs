@@ -724,7 +724,7 @@ fn a_save_hash_pressed_during_a_search_is_carried_out_when_it_ends_and_at_quit()
         let histories = engine::search::SharedHistories::BYTES as u64;
         assert_eq!(
             std::fs::metadata(&file).map(|m| m.len()).ok(),
-            Some(40 + 2 * (1 << 20) + 8 + histories),
+            Some(56 + 2 * (1 << 20) + 8 + histories),
             "{quit_at_once}"
         );
     }

@@ -144,7 +144,7 @@ fn clear_hash_during_a_search_clears_after_it_in_order_with_save_hash() {
     // The table was cleared, then saved: every entry between the header and the histories (which
     // `Clear Hash` keeps) is empty.
     let bytes = std::fs::read(&file).expect("the saved table");
-    // A version 3 header: 56 bytes.
+    // A version 2 header: 56 bytes.
     let (header, histories) = (56, 8 + engine::search::SharedHistories::BYTES);
     assert!(bytes.len() > header + histories, "{} bytes", bytes.len());
     let table = &bytes[header..bytes.len() - histories];

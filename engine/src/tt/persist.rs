@@ -4,22 +4,22 @@
 //! | offset | size | field |
 //! | --- | --- | --- |
 //! | 0 | 4 | magic `LZTT` |
-//! | 4 | 4 | u32 version, 3 (2: without the two fingerprints; 1: without them or the histories) |
+//! | 4 | 4 | u32 version, 2 (1: without the fingerprints and the histories) |
 //! | 8 | 4 | u32 bytes per bucket, 64 |
 //! | 12 | 4 | u32 entries per bucket, 6 |
 //! | 16 | 8 | u64 bucket count |
 //! | 24 | 1 | u8 generation, then 7 zero bytes |
 //! | 32 | 8 | u64 checksum of everything after the header |
-//! | 40 | 8 | u64 fingerprint of what an entry means: the Zobrist keys, the score constants, the move and entry encodings (version 3) |
-//! | 48 | 8 | u64 the evaluation the scores come from: the network's hash, or a hash of the hand-crafted parameters (version 3) |
-//! | 56 (40 before version 3) | 64 per bucket | the six entry words (u64), the six evaluations (u16), 4 zero bytes |
-//! | after the buckets | 8 | u64 length of the histories (from version 2) |
+//! | 40 | 8 | u64 fingerprint of what an entry means: the Zobrist keys, the score constants, the move and entry encodings (version 2) |
+//! | 48 | 8 | u64 the evaluation the scores come from: the network's hash, or a hash of the hand-crafted parameters (version 2) |
+//! | 56 (40 in version 1) | 64 per bucket | the six entry words (u64), the six evaluations (u16), 4 zero bytes |
+//! | after the buckets | 8 | u64 length of the histories (version 2) |
 //! | then | that length | what the search's shared histories learned (`SharedHistories::to_bytes`: continuation, then correction history), or nothing |
 //!
-//! The checksum covers the buckets and, from version 2, the histories' length and bytes. A file
+//! The checksum covers the buckets and, in version 2, the histories' length and bytes. A file
 //! whose fingerprint or evaluation differs from this engine's is refused: its keys would find
-//! nothing or the wrong entries, its scores would come from another evaluation. Version 1 and 2
-//! files, written before the fingerprints, still load (version 1 without histories).
+//! nothing or the wrong entries, its scores would come from another evaluation. A version 1
+//! file, written before the fingerprints and the histories, still loads its table.
 //!
 //! A save goes to a temporary file beside the target that is renamed over it only once it is
 //! complete, so an interrupted save never leaves a damaged file under the real name. A load
@@ -36,9 +36,9 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 
 const MAGIC: &[u8; 4] = b"LZTT";
-const VERSION: u32 = 3;
-/// The header of versions 1 and 2, which version 3 extends by the two fingerprints.
-const HEADER_BYTES_V2: u64 = 40;
+const VERSION: u32 = 2;
+/// The header of version 1, which version 2 extends by the two fingerprints.
+const HEADER_BYTES_V1: u64 = 40;
 const HEADER_BYTES: u64 = 56;
 /// Where the checksum is, in every version.
 const CHECKSUM_AT: u64 = 32;
@@ -57,16 +57,16 @@ pub struct TableFile {
     pub version: u32,
     /// Bytes of the histories section (0 in version 1).
     pub history_bytes: u64,
-    /// The entry fingerprint and the evaluation (version 3).
+    /// The entry fingerprint and the evaluation (version 2).
     meaning: Option<(u64, u64)>,
 }
 
 /// The length of a header of `version`.
 const fn header_len(version: u32) -> u64 {
-    if version >= 3 {
+    if version >= 2 {
         HEADER_BYTES
     } else {
-        HEADER_BYTES_V2
+        HEADER_BYTES_V1
     }
 }
 
@@ -347,8 +347,8 @@ impl TranspositionTable {
 }
 
 fn read_header(reader: &mut impl Read, length: u64) -> Result<TableFile, String> {
-    let mut header = [0u8; HEADER_BYTES_V2 as usize];
-    if length < HEADER_BYTES_V2 {
+    let mut header = [0u8; HEADER_BYTES_V1 as usize];
+    if length < HEADER_BYTES_V1 {
         return Err(format!("{length} bytes is too short for a Lazuli hash file"));
     }
     reader.read_exact(&mut header).map_err(|e| e.to_string())?;
@@ -371,11 +371,11 @@ fn read_header(reader: &mut impl Read, length: u64) -> Result<TableFile, String>
     let buckets = u64_at(16);
     let (generation, checksum, padding) =
         (header[24], u64_at(CHECKSUM_AT as usize), header[25..32] != [0; 7]);
-    let meaning = if version >= 3 {
+    let meaning = if version >= 2 {
         if length < HEADER_BYTES {
             return Err(format!("{length} bytes is too short for a Lazuli hash file"));
         }
-        let mut words = [0u8; (HEADER_BYTES - HEADER_BYTES_V2) as usize];
+        let mut words = [0u8; (HEADER_BYTES - HEADER_BYTES_V1) as usize];
         reader.read_exact(&mut words).map_err(|e| e.to_string())?;
         let word = |at: usize| u64::from_le_bytes(words[at..at + 8].try_into().expect("8 bytes"));
         Some((word(0), word(8)))

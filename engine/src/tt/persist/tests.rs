@@ -117,10 +117,10 @@ fn every_bad_file_is_refused_with_its_reason_and_the_table_is_kept() {
             "version",
             {
                 let mut b = good.clone();
-                b[4] = 4;
+                b[4] = 3;
                 b
             },
-            "version 4",
+            "version 3",
         ),
         (
             "layout",
@@ -263,7 +263,7 @@ fn the_histories_come_back_with_the_table_and_a_version_1_file_loads_without_the
     let path = temp("histories.lzh");
     tt.save(&path, &histories.to_bytes()).expect("saved");
     let header = TranspositionTable::check_file(&path).expect("a good file");
-    assert_eq!((header.version, header.history_bytes), (3, SharedHistories::BYTES as u64));
+    assert_eq!((header.version, header.history_bytes), (2, SharedHistories::BYTES as u64));
     let loaded = TranspositionTable::try_with_buckets(header.buckets).unwrap();
     let bytes = loaded.load(&path, &header).expect("loaded").expect("histories");
     assert!(bytes == histories.to_bytes());
@@ -272,19 +272,13 @@ fn the_histories_come_back_with_the_table_and_a_version_1_file_loads_without_the
     assert!(fresh.to_bytes() == histories.to_bytes());
     assert!(fresh.continuation.learned() > 1000 && fresh.correction.learned() > 1000);
 
-    // The same table as version 2 wrote it (no fingerprints): it loads, histories and all.
+    // The same table as version 1 wrote it (no fingerprints, no histories): every entry loads.
     let good = std::fs::read(&path).unwrap();
-    let v2 = [&good[..HEADER_BYTES_V2 as usize], &good[HEADER_BYTES as usize..]].concat();
-    let mut v2 = v2;
-    v2[4] = 2;
-    std::fs::write(&path, with_checksum(v2.clone())).unwrap();
-    let header = TranspositionTable::check_file(&path).expect("a version 2 file");
-    assert_eq!((header.version, header.history_bytes), (2, SharedHistories::BYTES as u64));
-    let old = TranspositionTable::try_with_buckets(header.buckets).unwrap();
-    assert!(old.load(&path, &header).expect("loaded").expect("histories") == histories.to_bytes());
-
-    // And as version 1 wrote it: no histories, every entry loads.
-    let mut v1 = v2[..v2.len() - 8 - SharedHistories::BYTES].to_vec();
+    let mut v1 = [
+        &good[..HEADER_BYTES_V1 as usize],
+        &good[HEADER_BYTES as usize..good.len() - 8 - SharedHistories::BYTES],
+    ]
+    .concat();
     v1[4] = 1;
     std::fs::write(&path, with_checksum(v1)).unwrap();
     let header = TranspositionTable::check_file(&path).expect("a version 1 file");
