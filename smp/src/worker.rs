@@ -154,8 +154,11 @@ pub(crate) fn fallback_answer(board: &Board, search_moves: &[Move]) -> SearchRes
 /// search. Without it a panic would leave the pool waiting for ever.
 struct PanicGuard<'a> {
     shared: &'a Shared,
-    /// The main thread's answer, and the answer it falls back on.
-    main: Option<(OnDone, SearchResult)>,
+    /// The main thread's answer.
+    main: Option<OnDone>,
+    /// The search, for the answer it falls back on (worked out only after a panic).
+    board: &'a Board,
+    search_moves: &'a [Move],
     armed: bool,
 }
 
@@ -163,7 +166,7 @@ impl PanicGuard<'_> {
     /// The search ended normally: nothing to release here; the main thread's answer comes back.
     fn disarm(mut self) -> Option<OnDone> {
         self.armed = false;
-        self.main.take().map(|(on_done, _)| on_done)
+        self.main.take()
     }
 }
 
@@ -175,7 +178,8 @@ impl Drop for PanicGuard<'_> {
         let shared = self.shared;
         match self.main.take() {
             None => shared.helpers_running.done(),
-            Some((on_done, mut fallback)) => {
+            Some(on_done) => {
+                let mut fallback = fallback_answer(self.board, self.search_moves);
                 shared.signals.stop_and_wake();
                 shared.helpers_running.wait_zero();
                 fallback.nodes = shared.total_nodes();
@@ -190,13 +194,14 @@ impl Drop for PanicGuard<'_> {
 
 fn run_search(index: usize, searcher: &mut Searcher, mut job: SearchJob, shared: &Shared) {
     let signals = &shared.signals;
-    let main_answer = job.main.as_mut().map(|main| {
-        (
-            std::mem::replace(&mut main.on_done, Box::new(|_, _| {})),
-            fallback_answer(&job.board, &job.limits.search_moves),
-        )
-    });
-    let guard = PanicGuard { shared, main: main_answer, armed: true };
+    let main_answer = job.main.as_mut().map(|main| std::mem::replace(&mut main.on_done, Box::new(|_, _| {})));
+    let guard = PanicGuard {
+        shared,
+        main: main_answer,
+        board: &job.board,
+        search_moves: &job.limits.search_moves,
+        armed: true,
+    };
     let total = || shared.total_nodes();
     let tb = job.tb.as_ref().map(|t| TbContext {
         tables: &t.tables,
