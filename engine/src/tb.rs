@@ -42,6 +42,28 @@ impl From<SyzygyWdl> for Wdl {
     }
 }
 
+/// The root's moves in groups of equal tablebase rank, the best group first: the search plays
+/// from the first group, and MultiPV shows the other groups after it, each with its own result.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RootRanking {
+    pub groups: Vec<RankGroup>,
+    /// False when a DTZ table was missing or unreadable and the WDL tables ranked the moves.
+    pub by_dtz: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RankGroup {
+    pub wdl: Wdl,
+    pub moves: Vec<Move>,
+}
+
+impl RootRanking {
+    /// The moves that keep the best result, and that result.
+    pub fn best(&self) -> &RankGroup {
+        &self.groups[0]
+    }
+}
+
 pub struct Tablebases {
     tables: Tablebase<Chess>,
     files: usize,
@@ -115,37 +137,46 @@ impl Tablebases {
         }
     }
 
-    /// Root moves that keep the best tablebase result, with that result (`None` when the root is
-    /// not covered). With `rule50`, a winning move is kept only if it converts in time even when
-    /// its stored DTZ was rounded down, and wins the rule would spoil count as draws. A move that
-    /// completes a threefold repetition is a draw, whatever the tables say of the position. Wins
-    /// are ranked strictly by the plies to conversion where the tables' DTZ is a distance to mate
-    /// (no pawns) or the game has already repeated, so that the search cannot spend the fifty
-    /// moves without progress; elsewhere every certain win stands equal and the search chooses.
-    /// Among losses the moves that resist longest are kept.
-    pub fn root_moves(&self, board: &Board, rule50: bool) -> Option<(Vec<Move>, Wdl)> {
+    /// The root's moves grouped by tablebase result, the best group first (`None` when the root
+    /// is not covered). With `rule50`, a winning move counts as a win only if it converts in time
+    /// even when its stored DTZ was rounded down, and wins the rule would spoil count as cursed.
+    /// A move that completes a threefold repetition is a draw, whatever the tables say of the
+    /// position. Wins are ranked strictly by the plies to conversion where the tables' DTZ is a
+    /// distance to mate (no pawns) or the game has already repeated, so that the search cannot
+    /// spend the fifty moves without progress; elsewhere every certain win stands equal and the
+    /// search chooses. Losses are ranked by how long they resist. When a DTZ table is missing or
+    /// unreadable, the WDL tables rank the moves by result alone.
+    pub fn root_ranking(&self, board: &Board, rule50: bool) -> Option<RootRanking> {
         let pos = board.position();
         if pos.castling_rights() != 0 || pos.occupied().count() as usize > self.max_pieces() {
             return None;
         }
         let strict = pos.pieces(PieceType::Pawn).is_empty() || board.has_repeated();
-        let mut ranked = Vec::new();
-        for &mv in legal_moves(pos).iter() {
-            let mut child = board.clone();
-            child.make_move(mv);
-            let rank = self.rank(&child, rule50, strict)?;
-            ranked.push((mv, rank));
+        let moves = legal_moves(pos);
+        let rank_all = |rank: &dyn Fn(&Board) -> Option<(Wdl, i32)>| -> Option<Vec<(Move, (Wdl, i32))>> {
+            moves
+                .iter()
+                .map(|&mv| {
+                    let mut child = board.clone();
+                    child.make_move(mv);
+                    rank(&child).map(|r| (mv, r))
+                })
+                .collect()
+        };
+        let (mut ranked, by_dtz) = match rank_all(&|child| self.rank(child, rule50, strict)) {
+            Some(ranked) => (ranked, true),
+            None => (rank_all(&|child| self.rank_by_wdl(child, rule50))?, false),
+        };
+        ranked.sort_by_key(|&(_, rank)| std::cmp::Reverse(rank));
+        let mut groups: Vec<(Wdl, i32, Vec<Move>)> = Vec::new();
+        for (mv, (wdl, tiebreak)) in ranked {
+            match groups.last_mut() {
+                Some(last) if (last.0, last.1) == (wdl, tiebreak) => last.2.push(mv),
+                _ => groups.push((wdl, tiebreak, vec![mv])),
+            }
         }
-        let best = ranked.iter().map(|&(_, rank)| rank).max()?;
-        let keep = ranked
-            .iter()
-            .filter(|&&(_, rank)| match best.0 {
-                Wdl::Win | Wdl::Draw => rank.0 == best.0 && (!strict || rank == best),
-                _ => rank == best,
-            })
-            .map(|&(mv, _)| mv)
-            .collect();
-        Some((keep, best.0))
+        let groups = groups.into_iter().map(|(wdl, _, moves)| RankGroup { wdl, moves }).collect::<Vec<_>>();
+        (!groups.is_empty()).then_some(RootRanking { groups, by_dtz })
     }
 
     /// The result of the move that led to `child`, for the side that made it, and a tiebreak
@@ -181,5 +212,27 @@ impl Tablebases {
                 }
             }
         })
+    }
+
+    /// The result of the move that led to `child` from the WDL tables alone, for when DTZ is not
+    /// available: exact after a capture or pawn move, and the best estimate elsewhere.
+    fn rank_by_wdl(&self, child: &Board, rule50: bool) -> Option<(Wdl, i32)> {
+        let pos = child.position();
+        if pos.in_check() && count_legal_moves(pos) == 0 {
+            return Some((Wdl::Win, i32::MAX));
+        }
+        if child.is_repetition(0) || (rule50 && pos.halfmove_clock() >= 100) {
+            return Some((Wdl::Draw, 0));
+        }
+        let ours = match self.probe_wdl(pos)? {
+            Wdl::Loss => Wdl::Win,
+            Wdl::BlessedLoss if rule50 => Wdl::CursedWin,
+            Wdl::BlessedLoss => Wdl::Win,
+            Wdl::Draw => Wdl::Draw,
+            Wdl::CursedWin if rule50 => Wdl::BlessedLoss,
+            Wdl::CursedWin => Wdl::Loss,
+            Wdl::Win => Wdl::Loss,
+        };
+        Some((ours, 0))
     }
 }

@@ -69,9 +69,18 @@ fn root_ranking_keeps_the_result() {
             continue;
         }
         let wdl = expected_wdl(e.op("wdl").expect("wdl").parse().expect("number"));
-        let (keep, root) = tb.root_moves(&Board::new(pos), true).expect("root is covered");
+        let ranking = tb.root_ranking(&Board::new(pos), true).expect("root is covered");
+        assert!(ranking.by_dtz);
+        let (keep, root) = (&ranking.best().moves, ranking.best().wdl);
         assert_eq!(root, wdl, "{}", e.fen);
         assert!(!keep.is_empty());
+        // Every legal move is in exactly one group, and the groups' results never improve.
+        let mut all: Vec<_> = ranking.groups.iter().flat_map(|g| g.moves.iter().copied()).collect();
+        all.sort_by_key(|m| m.to_string());
+        let mut legal: Vec<_> = legal_moves(&pos).iter().copied().collect();
+        legal.sort_by_key(|m| m.to_string());
+        assert_eq!(all, legal, "{}", e.fen);
+        assert!(ranking.groups.windows(2).all(|w| w[0].wdl >= w[1].wdl), "{}", e.fen);
         // A lost root keeps the moves that resist longest: the opponent's largest DTZ.
         let longest = legal_moves(&pos)
             .iter()
@@ -235,7 +244,7 @@ fn play_out_against_perfect_defence(tb: &Tablebases, fen: &str, nodes: u64) -> R
             let (result, _) = search_with_tb(&mut searcher, &tt, tb, &board, nodes);
             result.best_move
         } else {
-            tb.root_moves(&board, true).expect("covered").0[0]
+            tb.root_ranking(&board, true).expect("covered").best().moves[0]
         };
         assert!(legal_moves(&pos).contains(mv), "{fen}: illegal {mv}");
         board.make_move(mv);
@@ -272,7 +281,43 @@ fn a_lost_root_takes_a_threefold_repetition() {
             legal_moves(board.position()).iter().copied().find(|m| m.to_string() == uci).expect("legal move");
         board.make_move(mv);
     }
-    let (keep, wdl) = tb.root_moves(&board, true).expect("covered");
-    assert_eq!(wdl, Wdl::Draw);
-    assert_eq!(keep.iter().map(|m| m.to_string()).collect::<Vec<_>>(), ["e6d5"]);
+    let ranking = tb.root_ranking(&board, true).expect("covered");
+    assert_eq!(ranking.best().wdl, Wdl::Draw);
+    assert_eq!(ranking.best().moves.iter().map(|m| m.to_string()).collect::<Vec<_>>(), ["e6d5"]);
+}
+
+#[test]
+fn without_dtz_tables_the_wdl_tables_rank_the_root() {
+    let only_wdl = std::env::temp_dir().join(format!("lazuli-wdl-only-{}", std::process::id()));
+    std::fs::create_dir_all(&only_wdl).expect("temp dir");
+    for entry in std::fs::read_dir(data_dir().join("syzygy")).expect("tables") {
+        let path = entry.expect("entry").path();
+        if path.extension().is_some_and(|e| e == "rtbw") {
+            std::fs::copy(&path, only_wdl.join(path.file_name().expect("name"))).expect("copy");
+        }
+    }
+    let (tb, warnings) = Tablebases::open(only_wdl.to_str().expect("utf-8 path"));
+    assert!(warnings.is_empty(), "{warnings:?}");
+    let full = tables();
+    let (mut checked, mut by_wdl) = (0, 0);
+    for e in read_epd("syzygy/positions.epd") {
+        let pos = Position::from_fen(&e.fen).expect("valid FEN");
+        if count_legal_moves(&pos) == 0 || pos.halfmove_clock() != 0 {
+            continue;
+        }
+        let board = Board::new(pos);
+        let ranking = tb.root_ranking(&board, true).expect("the WDL tables still rank the root");
+        // Some DTZ values follow from the WDL tables alone (a drawn child, a winning capture).
+        by_wdl += usize::from(!ranking.by_dtz);
+        let with_dtz = full.root_ranking(&board, true).expect("covered");
+        assert_eq!(ranking.best().wdl, with_dtz.best().wdl, "{}", e.fen);
+        // Every move kept by the full ranking keeps the same result here.
+        for mv in &with_dtz.best().moves {
+            assert!(ranking.best().moves.contains(mv), "{}: {mv} left out", e.fen);
+        }
+        checked += 1;
+    }
+    std::fs::remove_dir_all(&only_wdl).ok();
+    println!("{checked} roots, {by_wdl} of them ranked by WDL alone");
+    assert!(checked >= 20 && by_wdl >= 10, "only {checked} roots checked, {by_wdl} ranked by WDL");
 }

@@ -79,3 +79,31 @@ fn syzygy_path_reaches_the_search_and_leaves_it() {
     let after = engine.search(ending, 8);
     assert_eq!((after.nodes, after.tb_hits), (without.nodes, 0), "an empty SyzygyPath stops the probes");
 }
+
+#[test]
+fn multipv_with_tablebases_lists_every_move_the_best_result_first() {
+    let tables = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/syzygy");
+    let mut engine = Engine::ready();
+    engine.set("SyzygyPath", &tables.display().to_string());
+    engine.set("MultiPV", "10");
+    // KRvK, Black in check from a rook it can take: the capture draws, the four king moves
+    // lose. The tables keep the capture for the search; the other lines follow it, as losses.
+    engine.send("position fen 8/8/8/3Rk3/8/8/8/K7 b - - 0 1");
+    engine.send("go depth 6");
+    let lines = engine.read_until("bestmove", Duration::from_secs(30));
+    assert_eq!(lines.last().map(String::as_str), Some("bestmove e5d5"), "{lines:?}");
+    let last_depth: Vec<&String> = lines.iter().filter(|l| l.starts_with("info depth 6 ")).collect();
+    let moves: Vec<&str> =
+        last_depth.iter().map(|l| l.split(" pv ").nth(1).expect("a pv").split(' ').next().unwrap()).collect();
+    assert_eq!(moves.len(), 5, "{last_depth:?}");
+    assert_eq!(moves[0], "e5d5");
+    assert_eq!(info_field(last_depth[0], "multipv"), 1);
+    assert!(last_depth[0].contains(" score cp 0 "), "{}", last_depth[0]);
+    for line in &last_depth[1..] {
+        assert!(line.contains(" score cp -") || line.contains(" score mate -"), "a loss: {line}");
+    }
+    let mut distinct = moves.clone();
+    distinct.sort_unstable();
+    distinct.dedup();
+    assert_eq!(distinct.len(), 5, "each move once: {moves:?}");
+}

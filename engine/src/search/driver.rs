@@ -53,18 +53,26 @@ impl Searcher {
 
         let legal = legal_moves(&root);
         let wanted = |mv: &Move| limits.search_moves.is_empty() || limits.search_moves.contains(mv);
-        self.root_moves = legal.iter().copied().filter(wanted).map(|mv| RootMove { mv, nodes: 0 }).collect();
-        // In tablebase territory, search only the moves that keep the best result.
+        self.root_moves =
+            legal.iter().copied().filter(wanted).map(|mv| RootMove { mv, nodes: 0, group: 0 }).collect();
+        // In tablebase territory, the search plays from the moves that keep the best result;
+        // MultiPV lines beyond them come from the next groups, each shown with its own result.
         self.root_tb = None;
         if let Some(tb) = ctx.tb {
             if root.occupied().count() as usize <= tb.probe_limit {
-                if let Some((keep, wdl)) = tb.tables.root_moves(&board, tb.rule50) {
+                if let Some(ranking) = tb.tables.root_ranking(&board, tb.rule50) {
                     tb.hits.fetch_add(1, Ordering::Relaxed);
-                    let filtered: Vec<RootMove> =
-                        self.root_moves.iter().filter(|r| keep.contains(&r.mv)).cloned().collect();
-                    if !filtered.is_empty() {
-                        self.root_moves = filtered;
-                        self.root_tb = Some(wdl);
+                    for r in &mut self.root_moves {
+                        r.group = ranking.groups.iter().position(|g| g.moves.contains(&r.mv)).unwrap_or(0);
+                    }
+                    self.root_moves.sort_by_key(|r| r.group);
+                    self.root_tb = Some(ranking.groups.iter().map(|g| g.wdl).collect());
+                    if !ranking.by_dtz && limits.multipv > 0 {
+                        if let Some(reporter) = reporter {
+                            reporter.note(
+                                "a DTZ table is missing or unreadable: the root is ranked by WDL alone",
+                            );
+                        }
                     }
                 }
             }
@@ -118,9 +126,10 @@ impl Searcher {
             self.root_depth = depth;
             self.seldepth = 0;
             self.excluded_root.clear();
-            let mut lines: Vec<(i32, Vec<Move>)> = Vec::with_capacity(multipv);
+            let mut lines: Vec<(usize, i32, Vec<Move>)> = Vec::with_capacity(multipv);
             for (pv_index, previous) in previous_scores.iter_mut().enumerate() {
                 self.root_best = (Move::NULL, 0);
+                self.root_group = self.next_root_group();
                 let score = self.aspiration(&mut board, ctx, depth, *previous, pv_index, reporter);
                 let pv = self.pv[0][..self.pv_len[0]].to_vec();
                 if self.stopped {
@@ -136,24 +145,21 @@ impl Searcher {
                 }
                 *previous = score;
                 self.excluded_root.push(pv[0]);
-                lines.push((score, pv));
+                lines.push((self.root_group, self.tb_root_score(score, self.root_group), pv));
             }
             if self.stopped {
                 break;
             }
 
-            lines.sort_by_key(|(score, _)| -score);
-            for (score, _) in &mut lines {
-                *score = self.tb_root_score(*score);
-            }
-            let (score, pv) = lines[0].clone();
+            lines.sort_by_key(|&(group, score, _)| (group, -score));
+            let (_, score, pv) = lines[0].clone();
             if pv[0] == result.best_move {
                 stability += 1;
             } else {
                 stability = 0;
             }
             result.best_move = pv[0];
-            result.score = self.tb_root_score(score);
+            result.score = score;
             result.depth = depth;
             result.pv = pv;
             if let Some(publish) = ctx.on_iteration {
@@ -163,7 +169,7 @@ impl Searcher {
             }
             if let Some(reporter) = reporter {
                 ctx.nodes.store(self.nodes, Ordering::Relaxed);
-                for (i, (score, pv)) in lines.into_iter().enumerate() {
+                for (i, (_, score, pv)) in lines.into_iter().enumerate() {
                     reporter.info(&self.info(ctx, depth, i + 1, score, Bound::Exact, pv));
                 }
             }
@@ -176,7 +182,7 @@ impl Searcher {
 
         ctx.nodes.store(self.nodes, Ordering::Relaxed);
         result.nodes = self.nodes;
-        result.score = self.tb_root_score(result.score);
+        result.score = self.tb_root_score(result.score, 0);
         result.ponder_move = self.ponder_move(&mut board, ctx, &result.pv);
         result
     }
@@ -267,7 +273,7 @@ impl Searcher {
         let best_nodes = self.root_moves.iter().find(|r| r.mv == result.best_move).map_or(0, |r| r.nodes);
         let trend = IterationTrend {
             depth: result.depth,
-            root_moves: self.root_moves.len(),
+            root_moves: self.root_moves.iter().filter(|r| r.group == 0).count(),
             stability,
             score: result.score,
             previous_score,
@@ -277,9 +283,9 @@ impl Searcher {
     }
 
     /// A tablebase result at the root is shown as a large score unless the search proved a mate.
-    fn tb_root_score(&self, score: i32) -> i32 {
+    fn tb_root_score(&self, score: i32, group: usize) -> i32 {
         use crate::tb::Wdl;
-        match self.root_tb {
+        match self.root_tb.as_ref().and_then(|results| results.get(group)) {
             _ if score.abs() >= MATE_BOUND => score,
             Some(Wdl::Win) => score.max(TB_WIN - 1),
             Some(Wdl::Loss) => score.min(-TB_WIN + 1),
@@ -289,7 +295,18 @@ impl Searcher {
     }
 
     pub(super) fn root_move_allowed(&self, mv: Move) -> bool {
-        !self.excluded_root.contains(&mv) && self.root_moves.iter().any(|r| r.mv == mv)
+        !self.excluded_root.contains(&mv)
+            && self.root_moves.iter().any(|r| r.mv == mv && r.group == self.root_group)
+    }
+
+    /// The best rank group with a root move no earlier line of this iteration took.
+    fn next_root_group(&self) -> usize {
+        self.root_moves
+            .iter()
+            .filter(|r| !self.excluded_root.contains(&r.mv))
+            .map(|r| r.group)
+            .min()
+            .unwrap_or(0)
     }
 
     pub(super) fn record_root_nodes(&mut self, mv: Move, nodes: u64) {

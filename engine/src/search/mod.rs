@@ -278,6 +278,8 @@ const EVAL_NONE: i32 = -score::INFINITY;
 pub(crate) struct RootMove {
     pub mv: Move,
     pub nodes: u64,
+    /// Its tablebase rank group (0, the best, when the tables did not rank the root).
+    pub group: usize,
 }
 
 pub struct Searcher {
@@ -307,8 +309,11 @@ pub struct Searcher {
     excluded_root: Vec<Move>,
     /// The best root move of the current root search and its (fully searched) score.
     root_best: (Move, i32),
-    /// The tablebase result of the root, when the root moves were ranked by the tables.
-    root_tb: Option<crate::tb::Wdl>,
+    /// The tablebase result of each rank group of root moves, when the tables ranked them.
+    root_tb: Option<Vec<crate::tb::Wdl>>,
+    /// The rank group the current root search chooses from: the best one that still has a
+    /// move no earlier MultiPV line took.
+    root_group: usize,
     #[cfg(test)]
     probe: test_probe::SearchProbe,
 }
@@ -347,6 +352,7 @@ impl Searcher {
             excluded_root: Vec::new(),
             root_best: (Move::NULL, 0),
             root_tb: None,
+            root_group: 0,
             #[cfg(test)]
             probe: test_probe::SearchProbe::default(),
         }
