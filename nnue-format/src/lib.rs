@@ -21,8 +21,21 @@ pub const BUCKETS_OFFSET: usize = 32;
 pub const INPUTS: usize = 768;
 /// Hidden weights and biases are stored as round(w · QA); an activation of 1.0 is QA.
 pub const QA: i32 = 255;
-/// Output weights are stored as round(w · QB); output biases as round(b · QA · QB).
-pub const QB: i32 = 64;
+/// Output weights are stored as round(w · QB); output biases as round(b · QA · QB). The header
+/// names a network's QB, one of `QB_CHOICES`: 64 in the first networks, 128 (twice the
+/// precision of the output layer) in those trained since.
+pub const QB_CHOICES: [i32; 2] = [64, 128];
+/// The QB the trainer writes.
+pub const QB: i32 = 128;
+/// The largest stored |output weight|: the SIMD evaluation multiplies it by an activation of at
+/// most QA within i16 (255 · 128 < 2¹⁵), which is what keeps its shortcut exact.
+pub const OUTPUT_WEIGHT_LIMIT: i32 = i16::MAX as i32 / QA;
+
+/// The bound a float output weight is clipped to in training, so that it quantises well within
+/// `OUTPUT_WEIGHT_LIMIT` at `qb` (1.98 at 64, 0.99 at 128).
+pub const fn output_weight_clip(qb: i32) -> f32 {
+    126.72 / qb as f32
+}
 /// The float network's output × SCALE is centipawns for the side to move.
 pub const SCALE: i32 = 400;
 /// The header's activation code for SCReLU, the only activation there is.

@@ -41,11 +41,14 @@ fn trainer_and_engine_agree_on_every_position() {
     let fens = positions();
     let cases =
         [(1, false, 1), (2, false, 1), (3, true, 1), (4, true, 1), (5, false, 8), (6, true, 8), (7, true, 5)];
+    let mut scales = Vec::new();
     for (seed, spread, buckets) in cases {
         let bytes = network(seed, spread, buckets);
         let reference = QuantisedNetwork::from_bytes(&bytes).expect("the trainer reads its file");
         let engine = EngineNetwork::from_bytes(&bytes).expect("the engine reads the trainer's file");
         assert_eq!(engine.buckets(), buckets);
+        assert_eq!(engine.qb(), reference.qb);
+        scales.push(reference.qb);
         let mut nonzero = 0;
         for fen in &fens {
             let pos = Position::from_fen(fen).expect("suite FEN");
@@ -56,4 +59,6 @@ fn trainer_and_engine_agree_on_every_position() {
         }
         assert!(nonzero * 2 > fens.len(), "seed {seed}: most evaluations are not zero");
     }
+    // Small output weights quantise at QB 128, those spread to 1.98 at 64: both are compared.
+    assert!(scales.contains(&64) && scales.contains(&128), "{scales:?}");
 }

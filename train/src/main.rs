@@ -307,7 +307,7 @@ fn info(path: &Path) -> Result<(), String> {
     let version = u32::from_le_bytes([bytes[4], bytes[5], bytes[6], bytes[7]]);
     outln!("  magic LZNN, version {version}, {} bytes", bytes.len());
     outln!("  inputs 768, hidden {}, activation SCReLU, output buckets {}", q.hidden, q.buckets);
-    outln!("  QA {}, QB {}, SCALE {}", nnue::QA, nnue::QB, network::SCALE);
+    outln!("  QA {}, QB {}, SCALE {}", nnue::QA, q.qb, network::SCALE);
     outln!("  hash {:#018x}", q.hash());
     outln!("  feature weights {}", range(&q.feature_weights));
     outln!("  feature biases {}", range(&q.feature_biases));

@@ -21,6 +21,8 @@ pub const SCALE: f32 = nnue_format::SCALE as f32;
 
 /// The bound every weight is clipped to after each step, so that the quantised values fit i16.
 pub const WEIGHT_CLIP: f32 = 1.98;
+/// The tighter bound of the output weights, so that they quantise at QB 128.
+pub const OUTPUT_WEIGHT_CLIP: f32 = nnue_format::output_weight_clip(nnue_format::QB);
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Network {
@@ -75,6 +77,16 @@ impl Network {
     /// One bias per bucket.
     pub fn output_biases(&self) -> &[f32] {
         &self.params[self.output_start() + self.buckets * 2 * self.hidden..]
+    }
+
+    /// Clips the output weights to `OUTPUT_WEIGHT_CLIP` (the optimiser clips every weight to the
+    /// looser `WEIGHT_CLIP`).
+    pub fn clip_output_weights(&mut self) {
+        let start = self.output_start();
+        let end = start + self.buckets * 2 * self.hidden;
+        for w in &mut self.params[start..end] {
+            *w = w.clamp(-OUTPUT_WEIGHT_CLIP, OUTPUT_WEIGHT_CLIP);
+        }
     }
 
     /// The side to move's and the other side's output weights of `bucket`, and its bias.

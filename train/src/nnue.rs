@@ -8,7 +8,7 @@ use std::path::Path;
 
 pub use nnue_format::{
     fnv1a, output_bucket, ACTIVATION_SCRELU, FORMAT_VERSION, HEADER_LEN, HEADER_LEN_V2, MAGIC,
-    MAX_OUTPUT_BUCKETS, QA, QB,
+    MAX_OUTPUT_BUCKETS, OUTPUT_WEIGHT_LIMIT, QA, QB, QB_CHOICES,
 };
 
 /// Files longer than this are not read: no network or checkpoint of a sensible size is so large.
@@ -28,6 +28,8 @@ pub struct QuantisedNetwork {
     pub output_weights: Vec<i16>,
     /// One per bucket, at scale QA · QB.
     pub output_biases: Vec<i32>,
+    /// The output layer's scale, one of `QB_CHOICES`.
+    pub qb: i32,
 }
 
 /// Why a network file was refused; names the field at fault.
@@ -47,18 +49,25 @@ fn quantise(w: f32, scale: i32) -> i16 {
 }
 
 impl QuantisedNetwork {
+    /// The integer network of `net`, its output layer at QB 128 when every output weight fits
+    /// there (as training's clip makes it), at 64 otherwise (networks trained before).
     pub fn from_float(net: &Network) -> QuantisedNetwork {
+        let fits = |qb: i32| {
+            net.output_weights().iter().all(|&w| i32::from(quantise(w, qb)).abs() <= OUTPUT_WEIGHT_LIMIT)
+        };
+        let qb = if fits(QB) { QB } else { QB_CHOICES[0] };
         QuantisedNetwork {
             hidden: net.hidden,
             buckets: net.buckets,
             feature_weights: net.feature_weights().iter().map(|&w| quantise(w, QA)).collect(),
             feature_biases: net.feature_biases().iter().map(|&w| quantise(w, QA)).collect(),
-            output_weights: net.output_weights().iter().map(|&w| quantise(w, QB)).collect(),
+            output_weights: net.output_weights().iter().map(|&w| quantise(w, qb)).collect(),
             output_biases: net
                 .output_biases()
                 .iter()
-                .map(|&b| (b * (QA * QB) as f32).round() as i32)
+                .map(|&b| (b * (QA * qb) as f32).round() as i32)
                 .collect(),
+            qb,
         }
     }
 
@@ -73,7 +82,7 @@ impl QuantisedNetwork {
                 self.buckets, self.buckets
             ));
         }
-        let (h, qa, qb) = (self.hidden, QA as f32, QB as f32);
+        let (h, qa, qb) = (self.hidden, QA as f32, self.qb as f32);
         let mut net = Network::zeroed(h, buckets);
         let feature_end = INPUTS * h + h;
         let weights = self.feature_weights.iter().chain(&self.feature_biases);
@@ -117,7 +126,7 @@ impl QuantisedNetwork {
         }
         let version = if self.buckets == 1 { 1 } else { FORMAT_VERSION };
         let mut fields =
-            vec![version, INPUTS as u32, self.hidden as u32, ACTIVATION_SCRELU, QA as u32, QB as u32];
+            vec![version, INPUTS as u32, self.hidden as u32, ACTIVATION_SCRELU, QA as u32, self.qb as u32];
         fields.push(nnue_format::SCALE as u32);
         if version >= 2 {
             fields.push(self.buckets as u32);
@@ -167,14 +176,18 @@ impl QuantisedNetwork {
             ("hidden", 0),
             ("activation", ACTIVATION_SCRELU),
             ("QA", QA as u32),
-            ("QB", QB as u32),
+            ("QB", 0),
             ("SCALE", nnue_format::SCALE as u32),
         ];
         for (i, (name, want)) in expect.iter().enumerate() {
             let got = field(i);
-            if *name != "hidden" && got != *want {
+            if *name != "hidden" && *name != "QB" && got != *want {
                 return bad(format!("{name}: {got}, expected {want}"));
             }
+        }
+        let qb = field(5) as i32;
+        if !QB_CHOICES.contains(&qb) {
+            return bad(format!("QB: {qb}, expected {} or {}", QB_CHOICES[0], QB_CHOICES[1]));
         }
         let hidden = field(2) as usize;
         if hidden == 0 || hidden > MAX_HIDDEN {
@@ -211,6 +224,7 @@ impl QuantisedNetwork {
             feature_biases,
             output_weights,
             output_biases,
+            qb,
         })
     }
 
@@ -256,7 +270,7 @@ impl QuantisedNetwork {
             }
         }
         let hidden = i64::from(sum / QA) + i64::from(self.output_biases[bucket]);
-        (hidden * i64::from(nnue_format::SCALE) / i64::from(QA * QB)) as i32
+        (hidden * i64::from(nnue_format::SCALE) / i64::from(QA * self.qb)) as i32
     }
 }
 

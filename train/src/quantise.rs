@@ -9,7 +9,7 @@
 use crate::data::Entry;
 use crate::network::Network;
 use crate::network::SCALE;
-use crate::nnue::{QuantisedNetwork, QA, QB};
+use crate::nnue::{QuantisedNetwork, QA};
 use rayon::prelude::*;
 
 /// |float − integer| in centipawns over sample positions.
@@ -62,7 +62,7 @@ pub fn gap(net: &Network, q: &QuantisedNetwork, sample: &[Entry]) -> Gap {
 /// positions in that bucket (buckets without sample positions keep theirs). Two passes: the
 /// second picks up what the truncation of the first one's shift left.
 pub fn correct_output_biases(net: &Network, q: &mut QuantisedNetwork, sample: &[Entry]) {
-    let units_per_cp = f64::from(QA * QB) / f64::from(SCALE);
+    let units_per_cp = f64::from(QA * q.qb) / f64::from(SCALE);
     for _ in 0..2 {
         let (per_bucket, _) = differences(net, q, sample);
         for (bias, &(count, sum)) in q.output_biases.iter_mut().zip(&per_bucket) {
@@ -115,7 +115,7 @@ mod tests {
             let counts = differences(&net, &q, &data).0;
             (0..4).max_by_key(|&b| counts[b].0).unwrap()
         };
-        q.output_biases[busiest] += 500;
+        q.output_biases[busiest] += 500 * q.qb / 64;
         let before = bucket_means(&net, &q, &data);
         assert!(before[busiest] < -10.0, "the offset shows: {before:?}");
         correct_output_biases(&net, &mut q, &data);

@@ -114,6 +114,7 @@ impl Trainer {
             first[0].grads.add(&other.grads);
         }
         self.state.optimiser.step(&mut self.state.net.params, &first[0].grads.values, lr);
+        self.state.net.clip_output_weights();
         loss
     }
 
@@ -240,6 +241,27 @@ mod tests {
         // Bit for bit (`assert!` rather than `assert_eq!`: the states are too long to print).
         assert!(resumed.state == unbroken.state);
         assert!(valid_losses[2] < valid_losses[0], "{valid_losses:?}");
+    }
+
+    #[test]
+    fn a_step_keeps_output_weights_within_their_tighter_clip() {
+        use crate::network::{OUTPUT_WEIGHT_CLIP, WEIGHT_CLIP};
+        let data = material_data(64, 5);
+        let indices: Vec<u32> = (0..64).collect();
+        let mut trainer = Trainer::new(State::new(8, 2, 0.0, 3));
+        for _ in 0..20 {
+            // A rate far too large: every weight is driven to its clip.
+            trainer.step(&data, &indices, &Objective::default(), 5.0);
+        }
+        let net = &trainer.state.net;
+        let largest = |w: &[f32]| w.iter().fold(0.0f32, |m, x| m.max(x.abs()));
+        assert!(largest(net.output_weights()) <= OUTPUT_WEIGHT_CLIP);
+        assert!(largest(net.output_weights()) > 0.9 * OUTPUT_WEIGHT_CLIP, "the clip was reached");
+        assert!(
+            largest(net.feature_weights()) > OUTPUT_WEIGHT_CLIP
+                && largest(net.feature_weights()) <= WEIGHT_CLIP
+        );
+        assert_eq!(crate::nnue::QuantisedNetwork::from_float(net).qb, 128);
     }
 
     #[test]

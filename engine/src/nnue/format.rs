@@ -5,7 +5,9 @@
 //! input makes it panic.
 
 use super::simd::OUTPUT_WEIGHT_LIMIT;
-use super::{Column, Network, ACTIVATION_SCRELU, HIDDEN, INPUTS, MAX_OUTPUT_BUCKETS, QA, QB, SCALE};
+use super::{
+    Column, Network, ACTIVATION_SCRELU, HIDDEN, INPUTS, MAX_OUTPUT_BUCKETS, QA, QB, QB_CHOICES, SCALE,
+};
 use std::fmt;
 use std::io::Read;
 use std::path::Path;
@@ -48,7 +50,7 @@ impl HeaderField {
         4 + 4 * self as usize
     }
 
-    /// The value this engine reads.
+    /// The value this engine reads (for QB, the one it writes; `QB_CHOICES` are all read).
     pub const fn expected(self) -> u32 {
         match self {
             HeaderField::Version => FORMAT_VERSION,
@@ -136,6 +138,9 @@ impl fmt::Display for LoadError {
             LoadError::OutputBuckets { found } => {
                 write!(f, "the network has {found} output buckets, this engine reads 1 to {MAX_OUTPUT_BUCKETS}")
             }
+            LoadError::Field { field: HeaderField::Qb, found, .. } => {
+                write!(f, "QB is {found}, this engine reads {} or {}", QB_CHOICES[0], QB_CHOICES[1])
+            }
             LoadError::Field { field: HeaderField::HiddenSize, found, expected } => {
                 write!(f, "the network's hidden size is {found}, but this engine is built for {expected}")
             }
@@ -165,10 +170,11 @@ fn u32_at(bytes: &[u8], offset: usize) -> u32 {
     u32::from_le_bytes(word)
 }
 
-/// What a valid header says: its length and the number of output buckets.
+/// What a valid header says: its length, the number of output buckets and the output scale.
 struct Header {
     len: usize,
     buckets: usize,
+    qb: i32,
 }
 
 /// Magic and architecture fields, in file order: the first disagreement is the error.
@@ -186,14 +192,16 @@ fn check_header(bytes: &[u8]) -> Result<Header, LoadError> {
         let found = u32_at(bytes, field.offset());
         let valid = match field {
             HeaderField::Version => (1..=FORMAT_VERSION).contains(&found),
+            HeaderField::Qb => QB_CHOICES.iter().any(|&qb| qb as u32 == found),
             _ => found == field.expected(),
         };
         if !valid {
             return Err(LoadError::Field { field, found, expected: field.expected() });
         }
     }
+    let qb = u32_at(bytes, HeaderField::Qb.offset()) as i32;
     if version == 1 {
-        return Ok(Header { len: HEADER_LEN, buckets: 1 });
+        return Ok(Header { len: HEADER_LEN, buckets: 1, qb });
     }
     if bytes.len() < HEADER_LEN_V2 {
         return Err(LoadError::TooShort { len: bytes.len(), header: HEADER_LEN_V2 });
@@ -202,7 +210,7 @@ fn check_header(bytes: &[u8]) -> Result<Header, LoadError> {
     if !(1..=MAX_OUTPUT_BUCKETS as u32).contains(&buckets) {
         return Err(LoadError::OutputBuckets { found: buckets });
     }
-    Ok(Header { len: HEADER_LEN_V2, buckets: buckets as usize })
+    Ok(Header { len: HEADER_LEN_V2, buckets: buckets as usize, qb })
 }
 
 /// Fills `columns` in order from `values`.
@@ -250,7 +258,14 @@ impl Network {
             let value = outputs[index / HIDDEN].0[index % HIDDEN];
             return Err(LoadError::OutputWeight { index, value });
         }
-        Ok(Network::from_parts(feature_weights, feature_bias[0], output_weights, output_biases, computed))
+        Ok(Network::from_parts(
+            feature_weights,
+            feature_bias[0],
+            output_weights,
+            output_biases,
+            header.qb,
+            computed,
+        ))
     }
 
     /// Read a network file.
@@ -276,7 +291,11 @@ impl Network {
         let mut bytes = Vec::with_capacity(HEADER_LEN_V2 + payload.len());
         bytes.extend_from_slice(&MAGIC);
         for field in HeaderField::ALL {
-            let value = if field == HeaderField::Version { version } else { field.expected() };
+            let value = match field {
+                HeaderField::Version => version,
+                HeaderField::Qb => self.qb() as u32,
+                _ => field.expected(),
+            };
             bytes.extend_from_slice(&value.to_le_bytes());
         }
         if version >= 2 {

@@ -25,7 +25,7 @@ pub use network::Network;
 use crate::board::{Color, Piece, Square};
 use std::sync::{Arc, LazyLock, RwLock};
 
-pub use nnue_format::{fnv1a, ACTIVATION_SCRELU, INPUTS, MAX_OUTPUT_BUCKETS, QA, QB, SCALE};
+pub use nnue_format::{fnv1a, ACTIVATION_SCRELU, INPUTS, MAX_OUTPUT_BUCKETS, QA, QB, QB_CHOICES, SCALE};
 
 /// Neurons of the hidden layer. Networks of another size are refused.
 pub const HIDDEN: usize = 256;

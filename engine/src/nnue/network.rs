@@ -15,6 +15,8 @@ pub struct Network {
     output_weights: Box<[[Column; 2]]>,
     /// One per output bucket, at scale QA · QB.
     output_biases: Box<[i32]>,
+    /// The scale of the output layer, one of `QB_CHOICES` (the file's header says which).
+    qb: i32,
     /// The FNV-1a hash of the file's content, which names the network.
     hash: u64,
     kernels: Kernels,
@@ -26,8 +28,10 @@ impl Network {
         feature_bias: Column,
         output_weights: Box<[[Column; 2]]>,
         output_biases: Box<[i32]>,
+        qb: i32,
         hash: u64,
     ) -> Network {
+        debug_assert!(super::QB_CHOICES.contains(&qb));
         debug_assert_eq!(feature_weights.len(), INPUTS);
         debug_assert_eq!(output_weights.len(), output_biases.len());
         debug_assert!((1..=super::MAX_OUTPUT_BUCKETS).contains(&output_weights.len()));
@@ -40,6 +44,7 @@ impl Network {
             feature_bias,
             output_weights,
             output_biases,
+            qb,
             hash,
             kernels: Kernels::detected(),
         }
@@ -67,7 +72,8 @@ impl Network {
         let feature_bias = column(80);
         let output_weights = (0..buckets).map(|_| [column(6), column(6)]).collect();
         let output_biases = (0..buckets as i32).map(|b| 1000 * b).collect();
-        let network = Network::from_parts(feature_weights, feature_bias, output_weights, output_biases, 0);
+        let network =
+            Network::from_parts(feature_weights, feature_bias, output_weights, output_biases, QB, 0);
         // The hash of the file it would be, so that it names the network as a loaded one would.
         let hash = super::fnv1a(&network.payload());
         Network { hash, ..network }
@@ -110,6 +116,11 @@ impl Network {
         &self.output_biases
     }
 
+    /// The scale of the output weights (QB), as the file's header gave it.
+    pub fn qb(&self) -> i32 {
+        self.qb
+    }
+
     /// The column of `piece` on `square` seen from `perspective`.
     #[inline]
     pub(super) fn column(&self, perspective: Color, piece: Piece, square: Square) -> &Column {
@@ -145,7 +156,7 @@ impl Network {
         let sum = self.kernels.screlu_output(acc.perspective(stm), acc.perspective(!stm), w_us, w_them);
         // In i64: the bias may be any i32. The result is below 2³¹ · 400 / (QA · QB) in size.
         let hidden = i64::from(sum / QA) + i64::from(self.output_biases[bucket]);
-        (hidden * i64::from(SCALE) / i64::from(QA * QB)) as i32
+        (hidden * i64::from(SCALE) / i64::from(QA * self.qb)) as i32
     }
 
     /// The evaluation of `pos` from scratch (for `eval` and tests; the search updates its

@@ -88,7 +88,7 @@ fn corrupt_network_files_name_the_field() {
         (with(12, u32::MAX), "hidden"),
         (with(16, 2), "activation"),
         (with(20, 256), "QA"),
-        (with(24, 128), "QB"),
+        (with(24, 32), "QB"),
         (with(28, 100), "SCALE"),
         (flipped, "hash"),
         (good[..good.len() - 1].to_vec(), "length"),
@@ -123,15 +123,32 @@ fn integer_formula_by_hand() {
     let king = crate::feature_index(Colour::White, Colour::White, PieceType::King, 4);
     net.params[king] = 0.5;
     net.params[INPUTS] = 0.25;
-    net.params[INPUTS + 1] = 0.75; // → 48
-    net.params[INPUTS + 2] = -0.25; // → -16
-    net.params[INPUTS + 3] = 0.1; // → round(1632) = 1632
+    net.params[INPUTS + 1] = 0.75; // → 96 at QB 128
+    net.params[INPUTS + 2] = -0.25; // → -32
+    net.params[INPUTS + 3] = 0.1; // → 0.1 · 255 · 128 = 3264
     let q = QuantisedNetwork::from_float(&net);
+    assert_eq!(q.qb, 128, "every output weight fits QB 128");
     assert_eq!((q.feature_weights[king], q.feature_biases[0]), (128, 64));
-    assert_eq!((q.output_weights.clone(), q.output_biases.clone()), (vec![48, -16], vec![1632]));
+    assert_eq!((q.output_weights.clone(), q.output_biases.clone()), (vec![96, -32], vec![3264]));
     let (pieces, stm) = parse_fen("4k3/8/8/8/8/8/8/4K3 w - - 0 1").unwrap();
-    // sum = 192² · 48 + 192² · (-16) = 1179648; / 255 = 4626; + 1632 = 6258; · 400 / 16320 = 153.
+    // sum = 192² · 96 + 192² · (-32) = 2359296; / 255 = 9252; + 3264 = 12516; · 400 / 32640 = 153.
     assert_eq!(q.evaluate(&pieces, stm), 153);
+    // An output weight beyond 0.99 (a network trained before the tighter clip) is kept at QB 64.
+    let mut wide = net.clone();
+    wide.params[INPUTS + 1] = 1.5;
+    let q64 = QuantisedNetwork::from_float(&wide);
+    assert_eq!(
+        (q64.qb, q64.output_weights.clone(), q64.output_biases.clone()),
+        (64, vec![96, -16], vec![1632])
+    );
+    let q = {
+        let mut q = q;
+        // The QB 64 form of the same network, for the hand computations below.
+        q.qb = 64;
+        q.output_weights = vec![48, -16];
+        q.output_biases = vec![1632];
+        q
+    };
     // A negative total rounds toward zero: flip the output weights' signs and drop the bias.
     let mut neg = q.clone();
     neg.output_weights = vec![-48, 16];

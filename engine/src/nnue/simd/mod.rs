@@ -158,7 +158,7 @@ impl Kernels {
 }
 
 /// The largest output weight magnitude for which `clamp · w` fits an i16 (`QA · 128 < 2¹⁵`).
-pub const OUTPUT_WEIGHT_LIMIT: i16 = i16::MAX / QA as i16;
+pub const OUTPUT_WEIGHT_LIMIT: i16 = nnue_format::OUTPUT_WEIGHT_LIMIT as i16;
 
 fn add_sub_scalar(out: &mut [i16; HIDDEN], input: &[i16; HIDDEN], adds: &[&Column], subs: &[&Column]) {
     *out = *input;

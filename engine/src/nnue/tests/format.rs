@@ -43,6 +43,30 @@ fn a_network_survives_a_round_trip() {
     );
 }
 
+/// The header's QB scales the output layer: the same weights under QB 128 evaluate to half of
+/// what they do under 64 (to the integer division's truncation), and a file keeps its QB when
+/// written back.
+#[test]
+fn the_header_qb_scales_the_output_and_survives_a_round_trip() {
+    let mut values = vec![0i16; VALUES];
+    let bias_at = INPUTS * HIDDEN;
+    values[bias_at..bias_at + HIDDEN].fill(100);
+    values[bias_at + HIDDEN..bias_at + 2 * HIDDEN].fill(1);
+    let start = Position::startpos();
+    let mut fields = FIELDS;
+    for (qb, expected) in [(64, 246), (128, 123)] {
+        fields[HeaderField::Qb as usize] = qb;
+        let file = network_file(b"LZNN", &fields, &values, &[0]);
+        let network = load(&file).expect("QB 64 and 128 are both read");
+        assert_eq!(network.qb(), qb as i32);
+        assert_eq!(network.evaluate_position(&start), expected, "QB {qb}");
+        assert_eq!(network.to_bytes(), file, "QB {qb} written back");
+    }
+    fields[HeaderField::Qb as usize] = 32;
+    let e = load(&network_file(b"LZNN", &fields, &values, &[0])).expect_err("QB 32");
+    assert!(e.to_string().contains("QB is 32, this engine reads 64 or 128"), "{e}");
+}
+
 /// Every hidden bias 100, the side to move's output weights 1, the other side's 0: both
 /// accumulators hold 100 in every lane of the start position (all feature weights 0), so the
 /// sum is 256 · 100² = 2 560 000, and the output is (2 560 000 / 255 + bias) · 400 / 16 320.
