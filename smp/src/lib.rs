@@ -8,6 +8,7 @@ mod control;
 mod helpers;
 pub mod mailbox;
 mod memory;
+pub mod numa;
 mod pages;
 pub mod pool;
 mod shared;

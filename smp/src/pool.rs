@@ -4,6 +4,7 @@
 //! they learn through the transposition table. `stop` only raises a flag.
 
 use crate::helpers::HelperPolicy;
+use crate::numa::{self, NumaPolicy, Plan};
 use crate::pages::PageToucher;
 use crate::shared::{Shared, Signals, TbSettings};
 use crate::vote::VoteMode;
@@ -69,6 +70,9 @@ pub struct Pool {
     on_search_end: Option<OnSearchEnd>,
     /// Brings a new or cleared table into memory off the search's clock.
     pages: Option<PageToucher>,
+    numa: NumaPolicy,
+    /// Where the workers run, and the bindings the system refused.
+    placement: (Plan, Vec<String>),
 }
 
 impl Pool {
@@ -86,29 +90,82 @@ impl Pool {
             tb: None,
             on_search_end: None,
             pages: None,
+            numa: NumaPolicy::default(),
+            placement: (Plan::unbound(threads, String::new()), Vec::new()),
         };
         pool.spawn_workers(threads);
         pool.pages = PageToucher::start(&pool.tt);
         pool
     }
 
-    /// Starts the workers; false if the system refused a thread (those started stay).
+    /// Starts the workers, each bound to its NUMA node's CPUs by the policy's plan before it
+    /// allocates its own tables; false if the system refused a thread (those started stay).
     fn spawn_workers(&mut self, threads: usize) -> bool {
-        for index in 0..threads.max(1) {
+        let threads = threads.max(1);
+        let plan =
+            numa::plan(numa::machine(), &self.numa, threads).unwrap_or_else(|e| Plan::unbound(threads, e));
+        let (bound_tx, bound_rx) = std::sync::mpsc::channel();
+        let mut all_started = true;
+        for index in 0..threads {
             let (jobs, inbox) = crate::mailbox::channel();
             let shared = Arc::clone(&self.shared);
             let variation = self.policy.variation(index);
             let learned = self.learned.clone();
+            let cpus = plan.cpus_for(index).cloned();
+            let bound = bound_tx.clone();
             let handle = std::thread::Builder::new()
                 .name(format!("lazuli-worker-{index}"))
                 .stack_size(WORKER_STACK)
-                .spawn(move || worker_loop(index, variation, learned, inbox, shared));
+                .spawn(move || {
+                    let refused = cpus.and_then(|cpus| numa::bind_current_thread(&cpus).err());
+                    let _ = bound.send(refused.map(|e| format!("thread {index}: {e}")));
+                    worker_loop(index, variation, learned, inbox, shared)
+                });
             match handle {
                 Ok(handle) => self.workers.push(Worker { jobs, handle: Some(handle) }),
-                Err(_) => return false,
+                Err(_) => {
+                    all_started = false;
+                    break;
+                }
             }
         }
-        true
+        drop(bound_tx);
+        let refused = bound_rx.iter().take(self.workers.len()).flatten().collect();
+        self.placement = (plan, refused);
+        all_started
+    }
+
+    /// Where the threads run: `2 threads on 2 NUMA nodes: 1 on 0-7, 1 on 8-15`, or why they
+    /// are not bound, and any binding the system refused.
+    pub fn placement(&self) -> String {
+        let (plan, refused) = &self.placement;
+        let mut text = plan.describe();
+        if !refused.is_empty() {
+            text.push_str(&format!("; the system refused to bind {}", refused.join(", ")));
+        }
+        text
+    }
+
+    pub fn numa_policy(&self) -> &NumaPolicy {
+        &self.numa
+    }
+
+    /// Places the threads by `policy` from now on (restarting them, after a running search). A
+    /// custom list naming CPUs that do not exist or that the process may not use is refused and
+    /// the policy kept. Returns the new placement, which names nodes left without a thread (a
+    /// list of more nodes than threads is taken: `Threads` may come after it).
+    pub fn set_numa_policy(&mut self, policy: NumaPolicy) -> Result<String, String> {
+        numa::plan(numa::machine(), &policy, self.workers.len())
+            .map_err(|e| format!("{e}; kept {}", self.numa))?;
+        if policy == self.numa {
+            return Ok(self.placement());
+        }
+        self.wait();
+        self.numa = policy;
+        if !self.restart_workers(self.workers.len().max(1)) {
+            return Err(format!("the system refused a thread; {} running", self.workers.len()));
+        }
+        Ok(self.placement())
     }
 
     pub fn threads(&self) -> usize {

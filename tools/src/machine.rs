@@ -12,6 +12,8 @@ pub struct Machine {
     pub logical_cores: usize,
     pub physical_cores: usize,
     pub numa_nodes: usize,
+    /// The NUMA nodes, their CPUs and cores, and the CPUs this process may use.
+    pub topology: String,
     /// The kernel's transparent huge page mode (`always`, `madvise`, `never`), if it has one.
     pub huge_pages: Option<String>,
 }
@@ -25,7 +27,8 @@ impl Machine {
             cpu: cpu_model(),
             logical_cores: num_cpus::get().max(1),
             physical_cores: num_cpus::get_physical().max(1),
-            numa_nodes: numa_nodes(),
+            numa_nodes: smp::numa::machine().nodes.len(),
+            topology: smp::numa::machine().describe(),
             huge_pages: huge_page_mode(),
         }
     }
@@ -47,9 +50,10 @@ impl Machine {
         vec![
             format!("build: {}, SIMD {}", self.build, self.simd),
             format!(
-                "machine: {}, {} logical cores on {} physical ({smt}), {} NUMA node(s), threads placed by the OS",
+                "machine: {}, {} logical cores on {} physical ({smt}), {} NUMA node(s)",
                 self.cpu, self.logical_cores, self.physical_cores, self.numa_nodes
             ),
+            format!("topology: {}", self.topology),
             format!("large pages: {pages}"),
         ]
     }
@@ -63,7 +67,7 @@ impl Machine {
             "logical_cores": self.logical_cores,
             "physical_cores": self.physical_cores,
             "numa_nodes": self.numa_nodes,
-            "thread_placement": "os",
+            "topology": self.topology,
             "transparent_huge_pages": self.huge_pages,
             "resident_huge_pages_kb": resident_huge_kb,
             "os": std::env::consts::OS,
@@ -85,20 +89,6 @@ fn cpu_model() -> String {
                 .map(|(_, model)| model.trim().to_string())
         })
         .unwrap_or_else(|| format!("unknown {} processor", std::env::consts::ARCH))
-}
-
-/// NUMA nodes the kernel lists (1 where it lists none).
-fn numa_nodes() -> usize {
-    let Ok(entries) = std::fs::read_dir("/sys/devices/system/node") else { return 1 };
-    let count = entries
-        .filter_map(Result::ok)
-        .filter(|entry| {
-            let name = entry.file_name();
-            let name = name.to_string_lossy();
-            name.strip_prefix("node").is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
-        })
-        .count();
-    count.max(1)
 }
 
 /// The bracketed word of `/sys/kernel/mm/transparent_hugepage/enabled`.
@@ -147,12 +137,23 @@ mod tests {
             logical_cores: 32,
             physical_cores: 16,
             numa_nodes: 2,
+            topology:
+                "2 NUMA nodes: 0 (0-7,16-23, 8 cores), 1 (8-15,24-31, 8 cores); this process may use 0-31"
+                    .into(),
             huge_pages: Some("madvise".into()),
         };
         let text = machine.lines(Some(4096)).join("\n");
-        for part in
-            ["abc1234", "avx2", "Test CPU", "32 logical", "16 physical", "2 threads a core", "2 NUMA", "4 MB"]
-        {
+        for part in [
+            "abc1234",
+            "avx2",
+            "Test CPU",
+            "32 logical",
+            "16 physical",
+            "2 threads a core",
+            "2 NUMA",
+            "4 MB",
+            "1 (8-15,24-31",
+        ] {
             assert!(text.contains(part), "'{part}' missing from:\n{text}");
         }
         assert_eq!(machine.json(None)["numa_nodes"], 2);

@@ -56,6 +56,8 @@ pub struct ScalingConfig {
     pub hash: HashSize,
     /// How helper threads differ from the main thread (the `SMP Helpers` option).
     pub policy: HelperPolicy,
+    /// Where the threads run (the `NumaPolicy` option).
+    pub numa: smp::numa::NumaPolicy,
     /// Passes over all thread counts (at least 1).
     pub repeat: usize,
     /// Seed of the thread counts' order in each pass.
@@ -84,6 +86,8 @@ pub struct Measurements {
     pub orders: Vec<Vec<usize>>,
     /// The most memory of this process seen on huge pages (kB), read while a table was in use.
     pub huge_pages_kb: Option<u64>,
+    /// Where each thread count's threads ran (the pool's placement line), by thread count.
+    pub placements: std::collections::BTreeMap<usize, String>,
 }
 
 /// Results of one thread count, relative to the first of the list.
@@ -163,6 +167,8 @@ pub fn run(config: &ScalingConfig, mut progress: impl FnMut(&str)) -> Measuremen
         for &threads in order {
             let mut pool = Pool::new(threads, config.hash.mb(threads));
             pool.set_policy(config.policy);
+            let placement = pool.set_numa_policy(config.numa.clone()).unwrap_or_else(|e| e);
+            out.placements.insert(threads, placement);
             progress(&format!(
                 "repeat {}/{}, {threads} thread(s): warm-up and speed",
                 repeat + 1,
@@ -364,11 +370,13 @@ pub fn to_json(
             "speed_ms": config.speed_time.as_millis() as u64,
             "hash": {"mode": hash_mode, "mb": hash_mb},
             "helpers": config.policy.to_string(),
+            "numa_policy": config.numa.to_string(),
             "repeats": m.orders.len(),
             "seed": config.seed,
         },
         "positions": config.positions,
         "orders": m.orders,
+        "placements": m.placements.iter().map(|(t, p)| (t.to_string(), json!(p))).collect::<serde_json::Map<_, _>>(),
         "speed": runs_json(&m.speed),
         "time_to_depth": runs_json(&m.depth),
         "summary": summary.iter().map(|s| json!({
@@ -402,6 +410,7 @@ mod tests {
             speed_time: Duration::from_millis(100),
             hash: HashSize::PerThread(16),
             policy: HelperPolicy::default(),
+            numa: Default::default(),
             repeat: 2,
             seed: 1,
         }
@@ -435,6 +444,7 @@ mod tests {
                 run(1, 2, 2, 50, 500),
             ],
             huge_pages_kb: None,
+            placements: Default::default(),
         };
         let s = summarize(&config, &m);
         assert_eq!((s[0].hash_mb, s[1].hash_mb), (16, 32));

@@ -9,14 +9,16 @@ use std::time::Duration;
 
 pub const USAGE: &str = "lazuli scaling [--threads 1,2,4] [--depth D] [--repeat R] [--speed-ms T]
                       [--positions N | --positions-file FILE] [--hash-per-thread MB | --hash MB]
-                      [--helpers identical|skip] [--seed S] [--csv FILE] [--json FILE]";
+                      [--helpers identical|skip] [--numa-policy P] [--seed S] [--csv FILE]
+                      [--json FILE]";
 
 const HELP: &str =
     "Defaults: threads 1,2,4,... up to the logical cores; depth 16; 3 repeats, each a pass over
 every thread count in a shuffled order; 1000 ms per position for speed; 16 MB of hash per thread
 (--hash MB: the same table for every count); 24 positions spread over the bench positions that
 have at least 10 pieces (--positions-file: one FEN or EPD a line, '#' comments); helpers as
-`SMP Helpers` (identical). Tables are cleared by writing before every timed search, and each
+`SMP Helpers` (identical); threads placed as `NumaPolicy` (auto: bound to NUMA nodes only where
+more than one is in reach and the threads outnumber one node's cores). Tables are cleared by writing before every timed search, and each
 count warms up with one untimed search. --csv writes the summary, --json every measurement with
 the settings and the machine. See tools/src/scaling.rs for the method.";
 
@@ -84,6 +86,7 @@ fn parse_args(args: &[String]) -> Result<(ScalingConfig, Outputs), String> {
         speed_time: Duration::from_millis(1000),
         hash: HashSize::PerThread(16),
         policy: HelperPolicy::default(),
+        numa: smp::numa::NumaPolicy::default(),
         repeat: 3,
         seed: 1,
     };
@@ -112,6 +115,7 @@ fn parse_args(args: &[String]) -> Result<(ScalingConfig, Outputs), String> {
                 config.hash = HashSize::PerThread(number(value()?)?.clamp(1, 1 << 16) as usize)
             }
             "--helpers" => config.policy = value()?.parse()?,
+            "--numa-policy" => config.numa = smp::numa::NumaPolicy::parse(&value()?)?,
             "--seed" => config.seed = number(value()?)?,
             "--csv" => outputs.csv = Some(value()?),
             "--json" => outputs.json = Some(value()?),
@@ -149,6 +153,10 @@ pub fn scaling_command(args: &[String], build: &crate::Build) -> i32 {
     let huge_kb = measurements.huge_pages_kb;
     for line in machine.lines(huge_kb) {
         crate::outln!("{line}");
+    }
+    crate::outln!("NumaPolicy {}:", config.numa);
+    for placement in measurements.placements.values() {
+        crate::outln!("  {placement}");
     }
     crate::outln!("{}", to_table(&summary));
     let mut status = 0;

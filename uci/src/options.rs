@@ -42,6 +42,7 @@ pub struct OptionSpec {
 pub enum OptionId {
     Hash,
     Threads,
+    NumaPolicy,
     MultiPv,
     MoveOverhead,
     Contempt,
@@ -103,6 +104,9 @@ const fn combo(
 pub const OPTIONS: &[OptionSpec] = &[
     spin(OptionId::Hash, "Hash", 16, 1, MAX_HASH_MB),
     spin(OptionId::Threads, "Threads", 1, 1, MAX_THREADS),
+    // Where the threads run on a machine with several NUMA nodes: auto, system, hardware, none,
+    // or CPU lists separated by colons, one per node (`0-15:16-31`).
+    OptionSpec { id: OptionId::NumaPolicy, name: "NumaPolicy", kind: OptionKind::String { default: "auto" } },
     spin(OptionId::MultiPv, "MultiPV", 1, 1, 256),
     spin(OptionId::MoveOverhead, "Move Overhead", 10, 0, 5000),
     spin(OptionId::Contempt, "Contempt", 0, -100, 100),

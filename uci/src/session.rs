@@ -88,6 +88,7 @@ pub struct Session {
 #[derive(Default)]
 struct Pending {
     policy: Option<HelperPolicy>,
+    numa: Option<smp::numa::NumaPolicy>,
     /// Tablebase settings changed.
     syzygy: bool,
     threads: Option<usize>,

@@ -555,6 +555,9 @@ fn lazuli_log_environment_variable_opens_a_log() {
 fn go_right_after_stop_waits_for_the_old_search() {
     let mut engine = Engine::start();
     engine.send("setoption name Threads value 2");
+    // The one line that says where the two threads run.
+    let placement = engine.sync();
+    assert!(placement[0].starts_with("info string 2 threads"), "{placement:?}");
     engine.send("position startpos");
     for _ in 0..10 {
         engine.send("go infinite");

@@ -32,6 +32,14 @@ impl Session {
                 self.pending.threads = Some(value.spin() as usize);
                 self.apply_pending_if_idle();
             }
+            // Empty (a GUI's `<empty>`): the default.
+            OptionId::NumaPolicy => match numa_policy(&value.text()) {
+                Ok(policy) => {
+                    self.pending.numa = Some(policy);
+                    self.apply_pending_if_idle();
+                }
+                Err(e) => self.info(&format!("{e}; kept {}", self.pool.numa_policy())),
+            },
             OptionId::MultiPv => self.multipv = value.spin() as usize,
             OptionId::MoveOverhead => self.move_overhead = Duration::from_millis(value.spin() as u64),
             OptionId::Contempt => self.contempt = value.spin() as i32,
@@ -169,8 +177,17 @@ impl Session {
             self.apply_syzygy();
         }
         if let Some(threads) = self.pending.threads.take() {
-            if let Err(e) = self.pool.set_threads(threads) {
-                self.info(&e);
+            let before = self.pool.threads();
+            match self.pool.set_threads(threads) {
+                Ok(()) if self.pool.threads() != before => self.info(&self.pool.placement()),
+                Ok(()) => {}
+                Err(e) => self.info(&e),
+            }
+        }
+        if let Some(policy) = self.pending.numa.take() {
+            match self.pool.set_numa_policy(policy) {
+                Ok(placement) => self.info(&placement),
+                Err(e) => self.info(&e),
             }
         }
         if let Some(mb) = self.pending.hash.take() {
@@ -231,5 +248,14 @@ impl Session {
                 Ok(message) | Err(message) => self.info(&message),
             }
         }
+    }
+}
+
+/// `NumaPolicy`'s value; empty (a GUI's `<empty>`) is the default.
+fn numa_policy(text: &str) -> Result<smp::numa::NumaPolicy, String> {
+    if text.trim().is_empty() {
+        Ok(smp::numa::NumaPolicy::default())
+    } else {
+        smp::numa::NumaPolicy::parse(text)
     }
 }

@@ -19,10 +19,14 @@ impl Engine {
     }
 
     pub fn start_with(env: &[(&str, &str)]) -> Engine {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_lazuli"))
-            .env_remove("LAZULI_LOG")
-            .env_remove("LAZULI_SIMD")
-            .envs(env.iter().copied())
+        let mut command = Command::new(env!("CARGO_BIN_EXE_lazuli"));
+        command.env_remove("LAZULI_LOG").env_remove("LAZULI_SIMD").envs(env.iter().copied());
+        Engine::spawn(command)
+    }
+
+    /// `command` (the binary, or a wrapper that runs it) with the engine's pipes.
+    pub fn spawn(mut command: Command) -> Engine {
+        let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
