@@ -2,39 +2,51 @@
 //! out a table's pages on first touch (and a clear hands them back), so without this the first
 //! searches after `ucinewgame` or a new `Hash` pay the page faults on their clock, while
 //! `isready` answers at once. A thread touches every page instead, off the search's clock, and
-//! leaves every entry as it was: it may run while a search uses the table.
+//! leaves every entry as it was: it may run while a search uses the table. Where the search
+//! threads are bound to several NUMA nodes, one thread per node touches an equal share of the
+//! table, bound to that node, so that the table's pages are spread over the nodes.
+
+use crate::numa::{bind_current_thread, CpuSet};
 
 use engine::tt::TranspositionTable;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
-/// The thread touching a table's pages; dropping it stops the thread and waits for it.
+/// The threads touching a table's pages; dropping it stops them and waits for them.
 pub(crate) struct PageToucher {
     cancel: Arc<AtomicBool>,
-    thread: Option<JoinHandle<()>>,
+    threads: Vec<JoinHandle<()>>,
 }
 
 impl PageToucher {
-    /// Starts touching `table`'s pages; `None` if the system refused the thread (the searches
-    /// then pay the faults, as they would anyway).
-    pub(crate) fn start(table: &Arc<TranspositionTable>) -> Option<PageToucher> {
+    /// Starts touching `table`'s pages: one unbound thread when `nodes` is empty, else one per
+    /// node, bound to its CPUs. `None` if the system refused every thread (the searches then
+    /// pay the faults, as they would anyway).
+    pub(crate) fn start(table: &Arc<TranspositionTable>, nodes: &[CpuSet]) -> Option<PageToucher> {
         let cancel = Arc::new(AtomicBool::new(false));
-        let (table, stop) = (Arc::clone(table), Arc::clone(&cancel));
-        let thread = std::thread::Builder::new()
-            .name("lazuli-table-pages".into())
-            .spawn(move || {
-                table.make_resident(|| stop.load(Ordering::Relaxed));
+        let parts = nodes.len().max(1);
+        let threads: Vec<JoinHandle<()>> = (0..parts)
+            .filter_map(|part| {
+                let (table, stop, cpus) = (Arc::clone(table), Arc::clone(&cancel), nodes.get(part).cloned());
+                std::thread::Builder::new()
+                    .name("lazuli-table-pages".into())
+                    .spawn(move || {
+                        // Unbound if the bind is refused: the pages come in all the same.
+                        let _ = cpus.map(|cpus| bind_current_thread(&cpus));
+                        table.make_share_resident(part, parts, || stop.load(Ordering::Relaxed));
+                    })
+                    .ok()
             })
-            .ok()?;
-        Some(PageToucher { cancel, thread: Some(thread) })
+            .collect();
+        (!threads.is_empty()).then_some(PageToucher { cancel, threads })
     }
 }
 
 impl Drop for PageToucher {
     fn drop(&mut self) {
         self.cancel.store(true, Ordering::Relaxed);
-        if let Some(thread) = self.thread.take() {
+        for thread in self.threads.drain(..) {
             let _ = thread.join();
         }
     }

@@ -94,7 +94,7 @@ impl Pool {
             placement: (Plan::unbound(threads, String::new()), Vec::new()),
         };
         pool.spawn_workers(threads);
-        pool.pages = PageToucher::start(&pool.tt);
+        pool.pages = PageToucher::start(&pool.tt, &pool.table_nodes());
         pool
     }
 
@@ -105,6 +105,8 @@ impl Pool {
         let plan =
             numa::plan(numa::machine(), &self.numa, threads).unwrap_or_else(|e| Plan::unbound(threads, e));
         let (bound_tx, bound_rx) = std::sync::mpsc::channel();
+        // A copy of the network for each node that runs threads, where there are several.
+        let copies = plan.nodes_with_threads().len() > 1;
         let mut all_started = true;
         for index in 0..threads {
             let (jobs, inbox) = crate::mailbox::channel();
@@ -112,6 +114,7 @@ impl Pool {
             let variation = self.policy.variation(index);
             let learned = self.learned.clone();
             let cpus = plan.cpus_for(index).cloned();
+            let node = plan.thread_node.get(index).filter(|_| copies).map(|&k| plan.nodes[k].id);
             let bound = bound_tx.clone();
             let handle = std::thread::Builder::new()
                 .name(format!("lazuli-worker-{index}"))
@@ -119,7 +122,7 @@ impl Pool {
                 .spawn(move || {
                     let refused = cpus.and_then(|cpus| numa::bind_current_thread(&cpus).err());
                     let _ = bound.send(refused.map(|e| format!("thread {index}: {e}")));
-                    worker_loop(index, variation, learned, inbox, shared)
+                    worker_loop(index, variation, learned, node, inbox, shared)
                 });
             match handle {
                 Ok(handle) => self.workers.push(Worker { jobs, handle: Some(handle) }),
@@ -144,6 +147,19 @@ impl Pool {
             text.push_str(&format!("; the system refused to bind {}", refused.join(", ")));
         }
         text
+    }
+
+    /// The CPUs of each node that runs search threads, where they run on several: the table's
+    /// pages are spread over those nodes.
+    fn table_nodes(&self) -> Vec<numa::CpuSet> {
+        let plan = &self.placement.0;
+        let used: Vec<numa::CpuSet> =
+            plan.nodes.iter().filter(|n| n.threads > 0).map(|n| n.cpus.clone()).collect();
+        if used.len() > 1 {
+            used
+        } else {
+            Vec::new()
+        }
     }
 
     pub fn numa_policy(&self) -> &NumaPolicy {
@@ -263,7 +279,7 @@ impl Pool {
                 Err(format!("could not allocate {mb} MB for the hash table; kept {} MB", self.tt.size_mb()))
             }
         };
-        self.pages = PageToucher::start(&self.tt);
+        self.pages = PageToucher::start(&self.tt, &self.table_nodes());
         result
     }
 
@@ -293,7 +309,7 @@ impl Pool {
         // A load writes every entry (or clears the table when it fails).
         self.pages = None;
         let loaded = self.load_checked(path, &file, max_mb);
-        self.pages = PageToucher::start(&self.tt);
+        self.pages = PageToucher::start(&self.tt, &self.table_nodes());
         loaded
     }
 
@@ -364,7 +380,7 @@ impl Pool {
         if !keep_table {
             self.pages = None;
             self.tt.clear(self.workers.len());
-            self.pages = PageToucher::start(&self.tt);
+            self.pages = PageToucher::start(&self.tt, &self.table_nodes());
         }
         self.learned.clear();
         self.shared.busy.add(self.workers.len());
@@ -381,7 +397,7 @@ impl Pool {
         self.wait();
         self.pages = None;
         self.tt.clear(self.workers.len());
-        self.pages = PageToucher::start(&self.tt);
+        self.pages = PageToucher::start(&self.tt, &self.table_nodes());
     }
 
     /// Called on the main worker's thread after each search has been answered (`on_done` has
@@ -750,6 +766,25 @@ mod tests {
         assert_eq!(next.depth, 6);
         pool.set_threads(3).expect("the pool still changes");
         drop(pool);
+    }
+
+    #[test]
+    fn threads_bound_to_two_nodes_read_their_own_copies_of_the_network() {
+        let allowed = crate::numa::machine().allowed.cpus().to_vec();
+        let Some(network) = engine::nnue::active().filter(|_| allowed.len() >= 2) else {
+            eprintln!("skipped: needs a network and two CPUs");
+            return;
+        };
+        let mut pool = Pool::new(2, 1);
+        let policy = NumaPolicy::parse(&format!("{}:{}", allowed[0], allowed[1])).expect("valid");
+        let placement = pool.set_numa_policy(policy).expect("CPUs it may use");
+        assert!(placement.contains("on 2 NUMA nodes"), "{placement}");
+        answer_with(&mut pool, Limits::depth(8), Box::new(SilentReporter)).expect("an answer");
+        pool.wait();
+        let copies = engine::nnue::node_copies();
+        for node in [0, 1] {
+            assert!(copies.contains(&(node, network.hash())), "node {node}: {copies:?}");
+        }
     }
 
     #[test]

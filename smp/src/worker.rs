@@ -87,10 +87,14 @@ pub(crate) fn helper_limits(limits: &Limits) -> Limits {
     }
 }
 
+/// A worker's life: its searcher, made on its own thread (after any binding to a NUMA node, so
+/// that its tables are first touched there), serving jobs until `Exit`. With `node`, it reads
+/// that node's copy of the network.
 pub(crate) fn worker_loop(
     index: usize,
     variation: Variation,
     learned: SharedHistories,
+    node: Option<usize>,
     inbox: Receiver<Job>,
     shared: Arc<Shared>,
 ) {
@@ -98,6 +102,9 @@ pub(crate) fn worker_loop(
         let mut searcher = Searcher::new();
         searcher.set_variation(variation);
         searcher.share_histories(&learned);
+        if let Some(node) = node {
+            searcher.set_eval_source(engine::nnue::EvalSource::ActiveOnNode(node));
+        }
         searcher
     };
     let (mut variation, mut searcher) = (variation, fresh(variation));

@@ -23,7 +23,7 @@ pub use format::{HeaderField, LoadError, FORMAT_VERSION, HEADER_LEN, HEADER_LEN_
 pub use network::Network;
 
 use crate::board::{Color, Piece, Square};
-use std::sync::{Arc, LazyLock, RwLock};
+use std::sync::{Arc, LazyLock, Mutex, RwLock};
 
 pub use nnue_format::{fnv1a, ACTIVATION_SCRELU, INPUTS, MAX_OUTPUT_BUCKETS, QA, QB, QB_CHOICES, SCALE};
 
@@ -101,12 +101,41 @@ pub fn default_network() -> Option<Arc<Network>> {
     PARSED.clone()
 }
 
+/// A NUMA node's copy of a network: (node, the original, its copy).
+type NodeCopy = (usize, Arc<Network>, Arc<Network>);
+
+/// The copies, one per NUMA node that asked for one.
+static NODE_COPIES: LazyLock<Mutex<Vec<NodeCopy>>> = LazyLock::new(Mutex::default);
+
+/// The copy of `original` for NUMA node `node`, made on the first call from that node (by a
+/// thread bound to it, so that the copy's pages are first touched, and placed, there). A node
+/// keeps one copy: that of the last network it asked for.
+pub fn copy_for_node(original: &Arc<Network>, node: usize) -> Arc<Network> {
+    let mut copies = NODE_COPIES.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some((_, _, copy)) = copies.iter().find(|(n, o, _)| *n == node && Arc::ptr_eq(o, original)) {
+        return Arc::clone(copy);
+    }
+    copies.retain(|(n, _, _)| *n != node);
+    let copy =
+        Arc::new(Network::from_bytes(&original.to_bytes()).expect("a network reads back what it writes"));
+    copies.push((node, Arc::clone(original), Arc::clone(&copy)));
+    copy
+}
+
+/// The nodes that hold a copy of some network, and that network's hash.
+pub fn node_copies() -> Vec<(usize, u64)> {
+    let copies = NODE_COPIES.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    copies.iter().map(|(node, _, copy)| (*node, copy.hash())).collect()
+}
+
 /// Which evaluation a searcher uses.
 #[derive(Clone, Default)]
 pub enum EvalSource {
     /// Whatever `active()` says when a search starts.
     #[default]
     Active,
+    /// As `Active`, through the copy of that network for this NUMA node (`copy_for_node`).
+    ActiveOnNode(usize),
     /// The hand-crafted evaluation, whatever is active.
     HandCrafted,
     /// This network, whatever is active (tests and tools that must not depend on the process).
@@ -118,6 +147,7 @@ impl EvalSource {
     pub fn resolve(&self) -> Option<Arc<Network>> {
         match self {
             EvalSource::Active => active(),
+            EvalSource::ActiveOnNode(node) => active().map(|network| copy_for_node(&network, *node)),
             EvalSource::HandCrafted => None,
             EvalSource::Network(network) => Some(Arc::clone(network)),
         }

@@ -174,9 +174,15 @@ impl TranspositionTable {
     /// for zero, which leaves its word as it was, so searches may use the table meanwhile. Returns whether it
     /// got to the end.
     pub fn make_resident(&self, cancelled: impl Fn() -> bool) -> bool {
+        self.make_share_resident(0, 1, cancelled)
+    }
+
+    /// `make_resident` for share `part` of `parts`: the 2 MB chunks `part`, `part + parts`, ...
+    /// (threads on different NUMA nodes each touch their share, and so place it on their node).
+    pub fn make_share_resident(&self, part: usize, parts: usize, cancelled: impl Fn() -> bool) -> bool {
         const PAGE_BUCKETS: usize = 4096 / std::mem::size_of::<Bucket>();
         const CHUNK_BUCKETS: usize = (2 << 20) / std::mem::size_of::<Bucket>();
-        for chunk in self.buckets.chunks(CHUNK_BUCKETS) {
+        for chunk in self.buckets.chunks(CHUNK_BUCKETS).skip(part).step_by(parts.max(1)) {
             if cancelled() {
                 return false;
             }
@@ -620,6 +626,22 @@ mod tests {
             calls.get() > 1
         }));
         assert_eq!(calls.get(), 2, "it stops at the first chunk after it is told to");
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_share_of_the_table_touches_its_part_and_the_shares_together_all() {
+        let tt = TranspositionTable::new(128);
+        let resident = resident_kb();
+        assert!(tt.make_share_resident(0, 4, || false));
+        // A quarter is 32 MB; other tests allocate and free meanwhile, so the bounds are loose.
+        let quarter = resident_kb().saturating_sub(resident);
+        assert!((16 << 10..80 << 10).contains(&quarter), "one share of four brought in {quarter} KB");
+        for part in 1..4 {
+            assert!(tt.make_share_resident(part, 4, || false));
+        }
+        let all = resident_kb().saturating_sub(resident);
+        assert!(all > 100 << 10, "the four shares brought in {all} KB");
     }
 
     #[test]

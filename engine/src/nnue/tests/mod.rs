@@ -2,6 +2,7 @@
 //! one, the incremental accumulators against ones computed from scratch, colour symmetry, and
 //! searching with a network.
 
+mod copies;
 mod format;
 mod incremental;
 mod kernels;
