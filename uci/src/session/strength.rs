@@ -18,15 +18,18 @@ pub const MAX_ELO: i64 = 2850;
 const LINES: usize = 4;
 /// The search completes at least this depth: a mate in one against a candidate is then seen.
 pub const MIN_DEPTH: i32 = 3;
-/// Nodes a move at the weakest and the strongest level; in between, a geometric scale. The
-/// first games put 64 nodes (spread 250) at about Stockfish's 1243 and 94,000 nodes (spread 7)
-/// at its 2207, 10+0.1: about 92 Elo a doubling, which these ends follow.
-const NODES_AT_MIN: f64 = 144.0;
-const NODES_AT_MAX: f64 = 12_000_000.0;
-/// Centipawns a choice may give away at the weakest level (none at the strongest), scaled by a
-/// random draw for each line; it shrinks with the fourth power of the distance to the top, so
-/// that the middle levels play nearly their search's move, as the games that fitted the nodes did.
-const SPREAD_AT_MIN: f64 = 250.0;
+/// Nodes a move at measured levels, in Elo order; in between, a geometric scale (straight in
+/// the logarithm of the nodes). Fitted by games against Stockfish's levels (docs/strength.md):
+/// the weakest levels complete depth 3 or 4 whatever their nodes, and below 1850 Stockfish's
+/// levels gain far more from each doubling of effort than above it.
+const NODES_AT: [(i64, f64); 5] =
+    [(MIN_ELO, 1000.0), (1600, 2000.0), (1850, 6300.0), (2100, 41_600.0), (MAX_ELO, 12_000_000.0)];
+/// Centipawns a choice may give away at the weakest level, scaled by a random draw for each
+/// line; it falls quadratically to none at `SPREAD_ENDS_AT`, above which a level plays its
+/// search's move and only the effort weakens it. The games put a spread of 121 cp at about
+/// 320 Elo below the same search's own move, and 16 cp at next to nothing.
+const SPREAD_AT_MIN: f64 = 60.0;
+const SPREAD_ENDS_AT: i64 = 1850;
 
 /// What one level searches and how freely it chooses.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -40,9 +43,13 @@ pub struct Level {
 
 /// The level for `elo` (clamped to the offered range).
 pub fn level(elo: i64) -> Level {
-    let t = (elo.clamp(MIN_ELO, MAX_ELO) - MIN_ELO) as f64 / (MAX_ELO - MIN_ELO) as f64;
-    let nodes = NODES_AT_MIN * (NODES_AT_MAX / NODES_AT_MIN).powf(t);
-    let spread = SPREAD_AT_MIN * (1.0 - t).powi(4);
+    let elo = elo.clamp(MIN_ELO, MAX_ELO);
+    let upper = NODES_AT.iter().position(|&(at, _)| at >= elo).unwrap_or(NODES_AT.len() - 1).max(1);
+    let ((low_elo, low), (high_elo, high)) = (NODES_AT[upper - 1], NODES_AT[upper]);
+    let t = (elo - low_elo) as f64 / (high_elo - low_elo) as f64;
+    let nodes = low * (high / low).powf(t);
+    let below_end = (SPREAD_ENDS_AT - elo.clamp(MIN_ELO, SPREAD_ENDS_AT)) as f64;
+    let spread = SPREAD_AT_MIN * (below_end / (SPREAD_ENDS_AT - MIN_ELO) as f64).powi(2);
     Level { nodes: nodes.round() as u64, lines: LINES, spread: spread.round() as i32 }
 }
 
@@ -101,12 +108,15 @@ mod tests {
     #[test]
     fn levels_grow_with_elo_and_the_top_gives_nothing_away() {
         let (low, high) = (level(MIN_ELO), level(MAX_ELO));
-        assert_eq!((low.nodes, low.spread), (144, 250));
+        assert_eq!((low.nodes, low.spread), (1000, 60));
         assert_eq!((high.nodes, high.spread), (12_000_000, 0));
-        // The measured point: Stockfish's 2207 at 10+0.1 is about 94,000 nodes with a spread
-        // of 7 to 9 centipawns.
-        let anchor = level(2207);
-        assert!((85_000..100_000).contains(&anchor.nodes) && (5..=10).contains(&anchor.spread), "{anchor:?}");
+        // The measured points are the scale's own, and it is geometric between them.
+        for (elo, nodes) in NODES_AT {
+            assert_eq!(level(elo).nodes, nodes as u64, "{elo}");
+        }
+        assert_eq!(level(1475).nodes, 1414, "halfway from 1,000 to 2,000 nodes, in the logarithm");
+        assert_eq!((level(1600).spread, level(1750).spread), (15, 2));
+        assert_eq!(level(SPREAD_ENDS_AT).spread, 0);
         assert_eq!(level(0), low);
         assert_eq!(level(9999), high);
         let mut previous = low;
@@ -134,7 +144,7 @@ mod tests {
 
     #[test]
     fn weak_levels_vary_their_choice_and_the_same_seed_repeats_it() {
-        let lines = [line(1, 30, 12, 28), line(2, 10, 11, 27), line(3, -20, 6, 21), line(4, -60, 1, 18)];
+        let lines = [line(1, 30, 12, 28), line(2, 20, 11, 27), line(3, 5, 6, 21), line(4, -15, 1, 18)];
         let picks = |seed: u64| -> Vec<Move> {
             (0..300u64)
                 .map(|key| choose(&lines, &level(MIN_ELO), key.wrapping_mul(0x2545_f491), seed).unwrap().0)
