@@ -45,14 +45,15 @@ fn check(topology: &Topology, policy: &NumaPolicy, p: &Plan) {
     };
     assert_eq!(p.thread_node.len(), p.threads);
     assert_eq!(p.thread_node[0], 0, "the main thread on the first node");
-    let total: usize = p.nodes.iter().map(|n| n.cpus.len()).sum();
+    let total: usize = p.nodes.iter().map(|n| n.cores).sum();
     let mut prefix = vec![0usize; p.nodes.len()];
     for (i, &node) in p.thread_node.iter().enumerate() {
         let cpus = p.cpus_for(i).expect("bound");
         assert_eq!(cpus.intersection(limit), *cpus, "thread {i} on CPUs the process may not use");
         prefix[node] += 1;
         for (k, n) in p.nodes.iter().enumerate() {
-            let share = (i + 1) as f64 * n.cpus.len() as f64 / total as f64;
+            assert_eq!(n.cores, topology.cores_in(&n.cpus).max(1));
+            let share = (i + 1) as f64 * n.cores as f64 / total as f64;
             assert!(
                 (prefix[k] as f64 - share).abs() <= 2.0,
                 "{i} threads: node {k} has {} for {share:.1}",
@@ -73,6 +74,8 @@ fn a_laptop_is_never_bound_by_auto() {
     assert_eq!(counts(&t, "system"), ("1 | 2 | 8 | 64 | 256".into(), "0=0-15".into()));
     assert_eq!(counts(&t, "hardware"), ("1 | 2 | 8 | 64 | 256".into(), "0=0-15".into()));
     assert_eq!(counts(&t, "0-3:8-11"), ("1/0 | 1/1 | 4/4 | 32/32 | 128/128".into(), "0=0-3 1=8-11".into()));
+    // Cores, not CPUs, weigh: four cores with their SMT siblings against four without.
+    assert_eq!(counts(&t, "0-3,8-11:4-7").0, "1/0 | 1/1 | 4/4 | 32/32 | 128/128");
 }
 
 #[test]

@@ -1,5 +1,5 @@
 //! Which node each search thread runs on: the plan a policy makes of a topology for a number of
-//! threads. Threads go to nodes in proportion to the nodes' CPUs, and every prefix of them does
+//! threads. Threads go to nodes in proportion to the nodes' cores, and every prefix of them does
 //! too (a search that starts fewer helpers stays balanced); the main thread is on the first node.
 //! A thread is bound to its node's whole CPU set, not to one core.
 
@@ -12,6 +12,8 @@ pub struct PlacedNode {
     /// The kernel's node number (a custom list's nodes are numbered by their place in it).
     pub id: usize,
     pub cpus: CpuSet,
+    /// Physical cores among `cpus`: the node's weight in the spread.
+    pub cores: usize,
     pub threads: usize,
 }
 
@@ -110,22 +112,24 @@ pub fn plan(topology: &Topology, policy: &NumaPolicy, threads: usize) -> Result<
             sets.iter().cloned().enumerate().collect()
         }
     };
-    Ok(spread(nodes, threads))
+    Ok(spread(topology, nodes, threads))
 }
 
-/// Threads over `nodes` in proportion to their CPUs: each next thread goes to the node whose
+/// Threads over `nodes` in proportion to their cores: each next thread goes to the node whose
 /// share would stay lowest (ties to the first).
-fn spread(nodes: Vec<(usize, CpuSet)>, threads: usize) -> Plan {
-    let mut placed: Vec<PlacedNode> =
-        nodes.into_iter().map(|(id, cpus)| PlacedNode { id, cpus, threads: 0 }).collect();
+fn spread(topology: &Topology, nodes: Vec<(usize, CpuSet)>, threads: usize) -> Plan {
+    let mut placed: Vec<PlacedNode> = nodes
+        .into_iter()
+        .map(|(id, cpus)| PlacedNode { id, cores: topology.cores_in(&cpus).max(1), cpus, threads: 0 })
+        .collect();
     let mut thread_node = Vec::with_capacity(threads);
     for thread in 0..threads {
         let mut best = 0;
         // The main thread on the first node; the others where the share stays lowest.
         for k in (1..placed.len()).filter(|_| thread > 0) {
-            // (count_k + 1) / cpus_k < (count_best + 1) / cpus_best, in integers.
+            // (count_k + 1) / cores_k < (count_best + 1) / cores_best, in integers.
             let (a, b) = (&placed[k], &placed[best]);
-            if (a.threads + 1) * b.cpus.len() < (b.threads + 1) * a.cpus.len() {
+            if (a.threads + 1) * b.cores < (b.threads + 1) * a.cores {
                 best = k;
             }
         }
