@@ -597,6 +597,10 @@ mod tests {
 
     /// Resident set size of this process, in KB.
     #[cfg(target_os = "linux")]
+    /// The tests that measure this process's resident memory run one at a time: one freeing
+    /// its table while another measures would spoil the other's figure.
+    static RESIDENT_MEMORY: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
     fn resident_kb() -> u64 {
         let status = std::fs::read_to_string("/proc/self/status").unwrap();
         let line = status.lines().find(|l| l.starts_with("VmRSS:")).unwrap();
@@ -606,6 +610,7 @@ mod tests {
     #[cfg(target_os = "linux")]
     #[test]
     fn making_the_table_resident_touches_every_page_and_changes_no_entry() {
+        let _alone = RESIDENT_MEMORY.lock().unwrap_or_else(|e| e.into_inner());
         let tt = TranspositionTable::new(64);
         let resident = resident_kb();
         assert!(tt.make_resident(|| false));
@@ -631,6 +636,7 @@ mod tests {
     #[cfg(target_os = "linux")]
     #[test]
     fn a_share_of_the_table_touches_its_part_and_the_shares_together_all() {
+        let _alone = RESIDENT_MEMORY.lock().unwrap_or_else(|e| e.into_inner());
         let tt = TranspositionTable::new(128);
         let resident = resident_kb();
         assert!(tt.make_share_resident(0, 4, || false));
