@@ -24,12 +24,11 @@ pub const MIN_DEPTH: i32 = 3;
 /// levels gain far more from each doubling of effort than above it.
 const NODES_AT: [(i64, f64); 5] =
     [(MIN_ELO, 1000.0), (1600, 2000.0), (1850, 6300.0), (2100, 41_600.0), (MAX_ELO, 12_000_000.0)];
-/// Centipawns a choice may give away at the weakest level, scaled by a random draw for each
-/// line; it falls quadratically to none at `SPREAD_ENDS_AT`, above which a level plays its
-/// search's move and only the effort weakens it. The games put a spread of 121 cp at about
-/// 320 Elo below the same search's own move, and 16 cp at next to nothing.
-const SPREAD_AT_MIN: f64 = 60.0;
-const SPREAD_ENDS_AT: i64 = 1850;
+/// Centipawns a choice may give away at measured levels, scaled by a random draw for each line;
+/// straight in between, and none from the last on: above it a level plays its search's move and
+/// only the effort weakens it. The games put a spread of 121 cp at about 320 Elo below the same
+/// search's own move, and 16 cp at next to nothing.
+const SPREAD_AT: [(i64, f64); 3] = [(MIN_ELO, 110.0), (1600, 15.0), (1850, 0.0)];
 
 /// What one level searches and how freely it chooses.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -48,8 +47,14 @@ pub fn level(elo: i64) -> Level {
     let ((low_elo, low), (high_elo, high)) = (NODES_AT[upper - 1], NODES_AT[upper]);
     let t = (elo - low_elo) as f64 / (high_elo - low_elo) as f64;
     let nodes = low * (high / low).powf(t);
-    let below_end = (SPREAD_ENDS_AT - elo.clamp(MIN_ELO, SPREAD_ENDS_AT)) as f64;
-    let spread = SPREAD_AT_MIN * (below_end / (SPREAD_ENDS_AT - MIN_ELO) as f64).powi(2);
+    let spread = match SPREAD_AT.iter().position(|&(at, _)| at >= elo) {
+        Some(0) => SPREAD_AT[0].1,
+        Some(upper) => {
+            let ((low_elo, low), (high_elo, high)) = (SPREAD_AT[upper - 1], SPREAD_AT[upper]);
+            low + (high - low) * (elo - low_elo) as f64 / (high_elo - low_elo) as f64
+        }
+        None => 0.0,
+    };
     Level { nodes: nodes.round() as u64, lines: LINES, spread: spread.round() as i32 }
 }
 
@@ -108,15 +113,15 @@ mod tests {
     #[test]
     fn levels_grow_with_elo_and_the_top_gives_nothing_away() {
         let (low, high) = (level(MIN_ELO), level(MAX_ELO));
-        assert_eq!((low.nodes, low.spread), (1000, 60));
+        assert_eq!((low.nodes, low.spread), (1000, 110));
         assert_eq!((high.nodes, high.spread), (12_000_000, 0));
         // The measured points are the scale's own, and it is geometric between them.
         for (elo, nodes) in NODES_AT {
             assert_eq!(level(elo).nodes, nodes as u64, "{elo}");
         }
         assert_eq!(level(1475).nodes, 1414, "halfway from 1,000 to 2,000 nodes, in the logarithm");
-        assert_eq!((level(1600).spread, level(1750).spread), (15, 2));
-        assert_eq!(level(SPREAD_ENDS_AT).spread, 0);
+        assert_eq!((level(1475).spread, level(1600).spread, level(1750).spread), (63, 15, 6));
+        assert_eq!((level(1850).spread, level(2100).spread), (0, 0));
         assert_eq!(level(0), low);
         assert_eq!(level(9999), high);
         let mut previous = low;
