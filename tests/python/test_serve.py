@@ -270,7 +270,9 @@ def test_file_options_and_caps_are_refused_remotely_and_the_rest_applies(server)
     c.send("go perft 7")
     c.send("isready")
     lines = c.until("readyok")
-    assert lines == ["info string perft depth must be at most 6, found 7", "readyok"], lines
+    # The new thread count says where its threads run, then the refused perft.
+    assert lines[0].startswith("info string 2 threads"), lines
+    assert lines[1:] == ["info string perft depth must be at most 6, found 7", "readyok"], lines
     c.close()
 
 
