@@ -4,22 +4,20 @@
 
 #![forbid(unsafe_code)]
 
-mod control;
+mod facade;
 mod helpers;
-pub mod mailbox;
 mod memory;
 pub mod numa;
 mod pages;
 pub mod pool;
-mod shared;
+mod thread;
 pub mod vote;
-mod worker;
 
+pub use facade::Engine;
 pub use helpers::HelperPolicy;
-pub use pool::{Pool, StopHandle};
-pub use shared::TbSettings;
+pub use pool::{Pool, Search, StopHandle};
+pub use thread::{Ended, OnDone, TbSettings};
 pub use vote::VoteMode;
-pub use worker::{Ended, OnDone};
 
 /// The cores this process may run on (its affinity mask and CPU quota included), at least 1.
 pub(crate) fn available_cores() -> usize {

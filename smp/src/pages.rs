@@ -43,6 +43,17 @@ impl PageToucher {
     }
 }
 
+impl PageToucher {
+    /// Touches every page of `table` as `start` does, and returns when they are all in memory.
+    pub(crate) fn run_to_end(table: &Arc<TranspositionTable>, nodes: &[CpuSet]) {
+        if let Some(mut toucher) = PageToucher::start(table, nodes) {
+            for thread in toucher.threads.drain(..) {
+                let _ = thread.join();
+            }
+        }
+    }
+}
+
 impl Drop for PageToucher {
     fn drop(&mut self) {
         self.cancel.store(true, Ordering::Relaxed);

@@ -4,7 +4,7 @@
 use engine::board::{Board, Position};
 use engine::movegen::legal_moves;
 use engine::search::{Limits, Reporter, SearchInfo, SearchResult, SilentReporter};
-use smp::Pool;
+use smp::Engine;
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -34,12 +34,12 @@ fn random_positions(count: usize, seed: u64) -> Vec<Position> {
     positions
 }
 
-fn start(pool: &mut Pool, pos: Position, limits: Limits, infinite: bool) -> Receiver<SearchResult> {
+fn start(engine: &mut Engine, pos: Position, limits: Limits, infinite: bool) -> Receiver<SearchResult> {
     let (tx, rx) = channel();
     let on_done = Box::new(move |result: SearchResult, _: &smp::Ended| {
         let _ = tx.send(result);
     });
-    pool.go(Board::new(pos), limits, false, infinite, Box::new(SilentReporter), on_done);
+    engine.go(Board::new(pos), limits, false, infinite, Box::new(SilentReporter), on_done);
     rx
 }
 
@@ -56,14 +56,14 @@ impl Reporter for FirstIteration {
 }
 
 /// An infinite search, and a receiver that hears of its first completed iteration.
-fn start_infinite(pool: &mut Pool, pos: Position) -> (Receiver<SearchResult>, Receiver<()>) {
+fn start_infinite(engine: &mut Engine, pos: Position) -> (Receiver<SearchResult>, Receiver<()>) {
     let (tx, rx) = channel();
     let (started_tx, started) = channel();
     let on_done = Box::new(move |result: SearchResult, _: &smp::Ended| {
         let _ = tx.send(result);
     });
     let reporter = Box::new(FirstIteration(Mutex::new(Some(started_tx))));
-    pool.go(Board::new(pos), Limits::default(), false, true, reporter, on_done);
+    engine.go(Board::new(pos), Limits::default(), false, true, reporter, on_done);
     (rx, started)
 }
 
@@ -78,13 +78,13 @@ fn check_legal(pos: &Position, result: &SearchResult) {
 
 #[test]
 fn go_stop_storm_with_many_threads() {
-    let mut pool = Pool::new(8, 8);
+    let mut engine = Engine::new(8, 8);
     let mut seed = 0x1234_5678u64;
     for (i, pos) in random_positions(250, 99).into_iter().enumerate() {
-        let rx = start(&mut pool, pos, Limits::default(), i % 3 == 0);
+        let rx = start(&mut engine, pos, Limits::default(), i % 3 == 0);
         seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
         std::thread::sleep(Duration::from_micros(seed >> 54));
-        pool.stop();
+        engine.pool().stop();
         let result = rx.recv_timeout(Duration::from_secs(10)).expect("bestmove after stop");
         check_legal(&pos, &result);
     }
@@ -92,14 +92,14 @@ fn go_stop_storm_with_many_threads() {
 
 #[test]
 fn thread_and_hash_changes_between_searches() {
-    let mut pool = Pool::new(1, 4);
+    let mut engine = Engine::new(1, 4);
     let positions = random_positions(6, 7);
     for (threads, hash) in [(1, 4), (64, 16), (3, 1), (64, 64), (2, 8)] {
-        pool.set_threads(threads).expect("threads start");
-        pool.set_hash(hash).expect("small tables allocate");
-        assert_eq!(pool.threads(), threads);
+        engine.pool_mut().set_threads(threads).expect("threads start");
+        engine.set_hash(hash).expect("small tables allocate");
+        assert_eq!(engine.pool().threads(), threads);
         for pos in &positions {
-            let rx = start(&mut pool, *pos, Limits::depth(6), false);
+            let rx = start(&mut engine, *pos, Limits::depth(6), false);
             let result = rx.recv_timeout(Duration::from_secs(60)).expect("search ends");
             check_legal(pos, &result);
         }
@@ -108,14 +108,14 @@ fn thread_and_hash_changes_between_searches() {
 
 #[test]
 fn same_size_hash_keeps_its_contents() {
-    let mut pool = Pool::new(1, 8);
-    let rx = start(&mut pool, Position::startpos(), Limits::depth(8), false);
+    let mut engine = Engine::new(1, 8);
+    let rx = start(&mut engine, Position::startpos(), Limits::depth(8), false);
     rx.recv_timeout(Duration::from_secs(60)).expect("search ends");
     let key = Position::startpos().key();
-    assert!(pool.tt().probe(key, 0, 0).is_some());
-    pool.set_hash(pool.hash_mb()).expect("no-op");
-    pool.set_threads(1).expect("threads start");
-    assert!(pool.tt().probe(key, 0, 0).is_some(), "re-sending the same Hash/Threads cleared the table");
+    assert!(engine.tt().probe(key, 0, 0).is_some());
+    engine.set_hash(engine.hash_mb()).expect("no-op");
+    engine.pool_mut().set_threads(1).expect("threads start");
+    assert!(engine.tt().probe(key, 0, 0).is_some(), "re-sending the same Hash/Threads cleared the table");
 }
 
 /// How long `stop` may take to give the answer, at the median and at worst, over ten searches.
@@ -132,13 +132,13 @@ const STOP_WORST_LIMIT: Duration = Duration::from_millis(250);
 fn stop_latency_is_small_at_any_thread_count() {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     for threads in [1, cores, 8, 64] {
-        let mut pool = Pool::new(threads, 16);
+        let mut engine = Engine::new(threads, 16);
         let mut latencies = Vec::new();
         for pos in random_positions(10, threads as u64) {
-            let (rx, started) = start_infinite(&mut pool, pos);
+            let (rx, started) = start_infinite(&mut engine, pos);
             started.recv_timeout(Duration::from_secs(10)).expect("a first iteration");
             let stopped = Instant::now();
-            pool.stop();
+            engine.pool().stop();
             let result = rx.recv_timeout(Duration::from_secs(5)).expect("bestmove after stop");
             latencies.push(stopped.elapsed());
             check_legal(&pos, &result);
@@ -155,10 +155,10 @@ fn stop_latency_is_small_at_any_thread_count() {
 
 #[test]
 fn dropping_a_pool_during_a_64_thread_search_is_prompt() {
-    let mut pool = Pool::new(64, 16);
-    let (_rx, started) = start_infinite(&mut pool, Position::startpos());
+    let mut engine = Engine::new(64, 16);
+    let (_rx, started) = start_infinite(&mut engine, Position::startpos());
     started.recv_timeout(Duration::from_secs(10)).expect("a first iteration");
     let start = Instant::now();
-    drop(pool);
+    drop(engine);
     assert!(start.elapsed() < Duration::from_secs(5));
 }

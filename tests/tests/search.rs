@@ -250,7 +250,6 @@ fn a_raised_stop_flag_still_lets_the_first_iteration_complete() {
             total_nodes: &total,
             reporter: None,
             tb: None,
-            on_iteration: None,
         };
         let mut searcher = Searcher::new();
         searcher.set_variation(variation);

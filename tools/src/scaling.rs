@@ -27,7 +27,7 @@ use engine::board::{Board, Position};
 use engine::search::{Limits, SearchResult, SilentReporter};
 use serde_json::{json, Value};
 
-use smp::{HelperPolicy, Pool};
+use smp::{Engine, HelperPolicy};
 use std::sync::mpsc::channel;
 use std::time::{Duration, Instant};
 
@@ -111,18 +111,23 @@ pub struct ScalingSummary {
 }
 
 /// A position's search on `pool`; with `stop_after`, stopped after that long.
-pub fn search(pool: &mut Pool, board: Board, limits: Limits, stop_after: Option<Duration>) -> SearchResult {
+pub fn search(
+    engine: &mut Engine,
+    board: Board,
+    limits: Limits,
+    stop_after: Option<Duration>,
+) -> SearchResult {
     let (tx, rx) = channel();
     let on_done = Box::new(move |r: SearchResult, _: &smp::Ended| {
         let _ = tx.send(r);
     });
-    pool.go(board, limits, false, stop_after.is_some(), Box::new(SilentReporter), on_done);
+    engine.go(board, limits, false, stop_after.is_some(), Box::new(SilentReporter), on_done);
     if let Some(t) = stop_after {
         std::thread::sleep(t);
-        pool.stop();
+        engine.pool().stop();
     }
     let result = rx.recv().expect("the search reports a result");
-    pool.wait();
+    engine.pool().wait();
     result
 }
 
@@ -132,8 +137,8 @@ fn board(fen: &str) -> Board {
 
 /// A new game: cleared histories and a table cleared by writing, so no page is faulted in
 /// during the timed search that follows.
-fn fresh(pool: &mut Pool) {
-    pool.clear_for_benchmark();
+fn fresh(engine: &mut Engine) {
+    engine.clear_for_benchmark();
 }
 
 /// The thread counts in the order of each repeat: a seeded shuffle (splitmix64, Fisher-Yates).
@@ -165,23 +170,23 @@ pub fn run(config: &ScalingConfig, mut progress: impl FnMut(&str)) -> Measuremen
     };
     for (repeat, order) in out.orders.clone().iter().enumerate() {
         for &threads in order {
-            let mut pool = Pool::new(threads, config.hash.mb(threads));
-            pool.set_policy(config.policy);
-            let placement = pool.set_numa_policy(config.numa.clone()).unwrap_or_else(|e| e);
+            let mut engine = Engine::new(threads, config.hash.mb(threads));
+            engine.pool_mut().set_policy(config.policy);
+            let placement = engine.pool_mut().set_numa_policy(config.numa.clone()).unwrap_or_else(|e| e);
             out.placements.insert(threads, placement);
             progress(&format!(
                 "repeat {}/{}, {threads} thread(s): warm-up and speed",
                 repeat + 1,
                 out.orders.len()
             ));
-            fresh(&mut pool);
-            search(&mut pool, board(&config.positions[0]), Limits::default(), Some(config.speed_time));
+            fresh(&mut engine);
+            search(&mut engine, board(&config.positions[0]), Limits::default(), Some(config.speed_time));
             for (position, fen) in config.positions.iter().enumerate() {
-                fresh(&mut pool);
+                fresh(&mut engine);
                 let start = Instant::now();
-                search(&mut pool, board(fen), Limits::default(), Some(config.speed_time));
+                search(&mut engine, board(fen), Limits::default(), Some(config.speed_time));
                 let time = start.elapsed();
-                let (nodes, hashfull) = (pool.nodes(), pool.tt().hashfull());
+                let (nodes, hashfull) = (engine.pool().nodes(), engine.tt().hashfull());
                 out.speed.push(Run { repeat, threads, position, time, nodes, hashfull });
             }
             out.huge_pages_kb = out.huge_pages_kb.max(crate::machine::resident_huge_kb());
@@ -192,11 +197,11 @@ pub fn run(config: &ScalingConfig, mut progress: impl FnMut(&str)) -> Measuremen
                 config.depth
             ));
             for (position, fen) in config.positions.iter().enumerate() {
-                fresh(&mut pool);
+                fresh(&mut engine);
                 let start = Instant::now();
-                search(&mut pool, board(fen), Limits::depth(config.depth), None);
+                search(&mut engine, board(fen), Limits::depth(config.depth), None);
                 let time = start.elapsed();
-                let (nodes, hashfull) = (pool.nodes(), pool.tt().hashfull());
+                let (nodes, hashfull) = (engine.pool().nodes(), engine.tt().hashfull());
                 out.depth.push(Run { repeat, threads, position, time, nodes, hashfull });
             }
         }

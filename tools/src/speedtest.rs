@@ -12,7 +12,7 @@ use engine::board::{Board, Position};
 use engine::movegen::legal_moves;
 use engine::search::Limits;
 use serde_json::json;
-use smp::Pool;
+use smp::Engine;
 use std::time::{Duration, Instant};
 
 const GAMES: &str = include_str!("speedtest-games.txt");
@@ -77,13 +77,13 @@ impl Pass {
     }
 }
 
-fn play(pool: &mut Pool, boards: &[Board], per_position: Duration) -> (u64, Duration) {
+fn play(engine: &mut Engine, boards: &[Board], per_position: Duration) -> (u64, Duration) {
     let (mut nodes, mut time) = (0, Duration::ZERO);
     for board in boards {
         let start = Instant::now();
-        search(pool, board.clone(), Limits::default(), Some(per_position));
+        search(engine, board.clone(), Limits::default(), Some(per_position));
         time += start.elapsed();
-        nodes += pool.nodes();
+        nodes += engine.pool().nodes();
     }
     (nodes, time)
 }
@@ -93,20 +93,20 @@ pub fn run(config: &SpeedtestConfig, mut progress: impl FnMut(&str)) -> (Vec<Pas
     let games = games();
     let positions: usize = games.iter().map(Vec::len).sum();
     let per_position = config.pass_time / positions.max(1) as u32;
-    let mut pool = Pool::new(config.threads, config.hash_mb);
+    let mut engine = Engine::new(config.threads, config.hash_mb);
     progress("warm-up");
-    pool.clear_for_benchmark();
-    play(&mut pool, &games[0][..WARM_UP_POSITIONS.min(games[0].len())], per_position);
+    engine.clear_for_benchmark();
+    play(&mut engine, &games[0][..WARM_UP_POSITIONS.min(games[0].len())], per_position);
     let passes = (0..config.repeat.max(1))
         .map(|pass| {
             progress(&format!("pass {}/{}", pass + 1, config.repeat.max(1)));
             let mut result = Pass { nodes: 0, time: Duration::ZERO, hashfull: Vec::new() };
             for game in &games {
-                pool.clear_for_benchmark();
-                let (nodes, time) = play(&mut pool, game, per_position);
+                engine.clear_for_benchmark();
+                let (nodes, time) = play(&mut engine, game, per_position);
                 result.nodes += nodes;
                 result.time += time;
-                result.hashfull.push(pool.tt().hashfull());
+                result.hashfull.push(engine.tt().hashfull());
             }
             result
         })

@@ -10,8 +10,8 @@ use engine::board::{Board, FenError, Move, Position};
 use engine::movegen::legal_moves;
 use engine::nnue::Network;
 use engine::tb::Tablebases;
+use smp::Engine;
 use smp::HelperPolicy;
-use smp::Pool;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -32,7 +32,7 @@ const MAX_BENCH_DEPTH: i32 = 64;
 
 pub struct Session {
     out: Output,
-    pool: Pool,
+    engine: Engine,
     board: Board,
     /// Whether a `position` command has set up `board` (else it is the start position).
     position_given: bool,
@@ -118,7 +118,7 @@ impl Session {
     pub fn new(out: Output) -> Session {
         Session {
             out,
-            pool: Pool::new(1, 16),
+            engine: Engine::new(1, 16),
             board: Board::new(Position::startpos()),
             position_given: false,
             position_refused: false,
@@ -157,7 +157,7 @@ impl Session {
     /// `hook` runs on the thread that gives a search's `bestmove`, once it is written and the
     /// search counts as ended; the UCI loop uses it to call `resume` when lines are held.
     pub fn on_search_end(&mut self, hook: impl Fn() + Send + Sync + 'static) {
-        self.pool.on_search_end(hook);
+        self.engine.pool_mut().on_search_end(hook);
     }
 
     /// One `info string`, carrying the pending note if there is one.
@@ -303,7 +303,7 @@ impl Session {
                 self.stop_and_wait();
                 self.apply_pending_if_idle();
                 self.save_kept_hash_file();
-                self.pool.clear(self.never_clear_hash);
+                self.engine.clear(self.never_clear_hash);
                 // A new game: nothing of the last one's position stands.
                 self.board = Board::new(Position::startpos());
                 self.position_given = false;
@@ -314,12 +314,12 @@ impl Session {
             Command::Stop => {
                 self.pondering = false;
                 self.stopping = true;
-                self.pool.stop();
+                self.engine.pool().stop();
             }
             Command::PonderHit => {
                 if self.pondering && self.is_searching() {
                     self.pondering = false;
-                    self.pool.ponderhit();
+                    self.engine.pool().ponderhit();
                 } else {
                     self.info("ponderhit without a ponder search; ignored");
                 }
@@ -341,12 +341,12 @@ impl Session {
 
     fn stop_and_wait(&mut self) {
         self.pondering = false;
-        self.pool.stop();
-        self.pool.wait();
+        self.engine.pool().stop();
+        self.engine.pool().wait();
     }
 
     fn is_searching(&self) -> bool {
-        self.pool.is_searching()
+        self.engine.pool().is_searching()
     }
 
     /// The current search runs until `stop`: `go infinite`, or pondering without `ponderhit`.
@@ -362,7 +362,7 @@ impl Session {
         } else if !(1..=limit).contains(&depth) {
             self.info(&format!("bench depth must be from 1 to {limit}, found {depth}"));
         } else {
-            self.pool.wait();
+            self.engine.pool().wait();
             let result = run_bench(depth, |_, _, _| {});
             self.line(&format!("{} nodes {} nps", result.nodes, result.nps()));
         }
@@ -370,7 +370,7 @@ impl Session {
 
     /// Stops the current search from any thread.
     pub fn stop_handle(&self) -> smp::StopHandle {
-        self.pool.stop_handle()
+        self.engine.pool().stop_handle()
     }
 
     /// Sets the position, taking what can be read sensibly (castling rights without their king
@@ -438,7 +438,7 @@ impl Session {
             self.info(&format!("perft depth must be at most {limit}, found {depth}"));
             return;
         }
-        self.pool.wait();
+        self.engine.pool().wait();
         let mut buffer = Vec::new();
         if crate::perft::write_divide(&mut buffer, self.board.position(), depth, self.chess960).is_ok() {
             self.line(String::from_utf8_lossy(&buffer).trim_end());

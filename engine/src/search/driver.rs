@@ -162,11 +162,6 @@ impl Searcher {
             result.score = score;
             result.depth = depth;
             result.pv = pv;
-            if let Some(publish) = ctx.on_iteration {
-                result.nodes = self.nodes;
-                result.ponder_move = self.ponder_move(&mut board, ctx, &result.pv);
-                publish(&result);
-            }
             if let Some(reporter) = reporter {
                 ctx.nodes.store(self.nodes, Ordering::Relaxed);
                 for (i, (_, score, pv)) in lines.into_iter().enumerate() {

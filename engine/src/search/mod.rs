@@ -190,9 +190,6 @@ pub struct SharedState<'a> {
     pub reporter: Option<&'a dyn Reporter>,
     /// Endgame tablebases, when configured.
     pub tb: Option<TbContext<'a>>,
-    /// Told the result of every completed iteration (so a pool can answer `stop` without
-    /// waiting for this thread).
-    pub on_iteration: Option<&'a (dyn Fn(&SearchResult) + Sync)>,
 }
 
 /// Tablebase settings for a search.
@@ -430,15 +427,8 @@ impl Searcher {
         let control = SearchControl::default();
         let counter = AtomicU64::new(0);
         let total = || counter.load(Ordering::Relaxed);
-        let ctx = SharedState {
-            tt,
-            control: &control,
-            nodes: &counter,
-            total_nodes: &total,
-            reporter: None,
-            tb,
-            on_iteration: None,
-        };
+        let ctx =
+            SharedState { tt, control: &control, nodes: &counter, total_nodes: &total, reporter: None, tb };
         tt.new_search();
         self.search(board, limits, &ctx)
     }

@@ -99,7 +99,7 @@ impl Session {
         self.pondering = params.ponder;
         self.infinite = params.infinite;
         self.stopping = false;
-        self.pool.go(self.board.clone(), limits, params.ponder, params.infinite, reporter, on_done);
+        self.engine.go(self.board.clone(), limits, params.ponder, params.infinite, reporter, on_done);
     }
 
     /// The search limits `go` asks for. Values out of range are brought into range, each with a

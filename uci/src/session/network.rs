@@ -92,7 +92,7 @@ impl Session {
             };
             if !same {
                 nnue::set_active(network);
-                self.pool.clear_hash();
+                self.engine.clear_hash();
             }
         }
     }

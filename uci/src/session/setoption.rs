@@ -38,7 +38,7 @@ impl Session {
                     self.pending.numa = Some(policy);
                     self.apply_pending_if_idle();
                 }
-                Err(e) => self.info(&format!("{e}; kept {}", self.pool.numa_policy())),
+                Err(e) => self.info(&format!("{e}; kept {}", self.engine.pool().numa_policy())),
             },
             OptionId::MultiPv => self.multipv = value.spin() as usize,
             OptionId::MoveOverhead => self.move_overhead = Duration::from_millis(value.spin() as u64),
@@ -109,7 +109,7 @@ impl Session {
                 Err(e) => self.info(&e),
             },
             OptionId::SmpVote => match value.text().parse() {
-                Ok(mode) => self.pool.set_vote_mode(mode),
+                Ok(mode) => self.engine.pool_mut().set_vote_mode(mode),
                 Err(e) => self.info(&e),
             },
             OptionId::EvalFile => self.set_eval_file(&value.text()),
@@ -123,7 +123,7 @@ impl Session {
                 if self.is_searching() {
                     self.info(&format!("{name} ignored during a search"));
                 } else {
-                    self.pool.wait();
+                    self.engine.pool().wait();
                     engine::search::params::set_tunable(name, value.spin() as i32);
                 }
             }
@@ -163,7 +163,7 @@ impl Session {
             probe_limit: self.syzygy.probe_limit,
             rule50: self.syzygy.rule50,
         });
-        self.pool.set_tablebases(settings);
+        self.engine.set_tablebases(settings);
     }
 
     pub(super) fn apply_pending_if_idle(&mut self) {
@@ -171,33 +171,35 @@ impl Session {
             return;
         }
         if let Some(policy) = self.pending.policy.take() {
-            self.pool.set_policy(policy);
+            self.engine.pool_mut().set_policy(policy);
         }
         if std::mem::take(&mut self.pending.syzygy) {
             self.apply_syzygy();
         }
         if let Some(threads) = self.pending.threads.take() {
-            let before = self.pool.threads();
-            match self.pool.set_threads(threads) {
-                Ok(()) if self.pool.threads() != before => self.info(&self.pool.placement()),
+            let before = self.engine.pool().threads();
+            match self.engine.pool_mut().set_threads(threads) {
+                Ok(()) if self.engine.pool().threads() != before => {
+                    self.info(&self.engine.pool().placement())
+                }
                 Ok(()) => {}
                 Err(e) => self.info(&e),
             }
         }
         if let Some(policy) = self.pending.numa.take() {
-            match self.pool.set_numa_policy(policy) {
+            match self.engine.pool_mut().set_numa_policy(policy) {
                 Ok(placement) => self.info(&placement),
                 Err(e) => self.info(&e),
             }
         }
         if let Some(mb) = self.pending.hash.take() {
-            if let Err(e) = self.pool.set_hash(mb) {
+            if let Err(e) = self.engine.set_hash(mb) {
                 self.info(&e);
             }
         }
         self.apply_pending_network();
         self.apply_hash_io(false);
-        let (threads, mb) = (self.pool.threads(), self.pool.hash_mb());
+        let (threads, mb) = (self.engine.pool().threads(), self.engine.hash_mb());
         if let Some(gate) = &mut self.gate {
             gate.applied(threads, mb);
         }
@@ -216,7 +218,7 @@ impl Session {
     /// with no search running).
     pub(super) fn save_kept_hash_file(&mut self) {
         if self.keep_hash_file && !self.hash_file.is_empty() {
-            let done = self.pool.save_hash(Path::new(&self.hash_file));
+            let done = self.engine.save_hash(Path::new(&self.hash_file));
             match done {
                 Ok(message) | Err(message) => self.info(&message),
             }
@@ -232,16 +234,16 @@ impl Session {
             }
             let done = match &io {
                 HashIo::Clear => {
-                    self.pool.clear_hash();
+                    self.engine.clear_hash();
                     continue;
                 }
-                HashIo::Save(path) => self.pool.save_hash(Path::new(path)),
+                HashIo::Save(path) => self.engine.save_hash(Path::new(path)),
                 HashIo::Load(path) => {
                     let max_mb = self
                         .gate
                         .as_ref()
                         .map_or(crate::options::MAX_HASH_MB as usize, |g| g.max_loaded_hash_mb());
-                    self.pool.load_hash(Path::new(path), max_mb)
+                    self.engine.load_hash(Path::new(path), max_mb)
                 }
             };
             match done {

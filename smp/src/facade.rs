@@ -1,0 +1,298 @@
+//! The engine as its users drive it: the pool of search threads, and what the threads search
+//! with and outlive them: the transposition table (its size, clearing, saving and loading, its
+//! pages brought in off the clock) and the histories all threads teach, which a table file
+//! carries. Each search is handed the table by this owner.
+
+use crate::pages::PageToucher;
+use crate::pool::{Pool, Search};
+use crate::thread::{OnDone, TbSettings};
+use engine::board::Board;
+use engine::search::{Limits, Reporter, SharedHistories};
+use engine::tt::TranspositionTable;
+use std::sync::Arc;
+
+pub struct Engine {
+    pool: Pool,
+    tt: Arc<TranspositionTable>,
+    /// The histories every thread reads and teaches, kept between moves and saved with the table.
+    learned: SharedHistories,
+    tb: Option<TbSettings>,
+    /// Brings a new or cleared table into memory off the search's clock.
+    pages: Option<PageToucher>,
+}
+
+impl Engine {
+    pub fn new(threads: usize, hash_mb: usize) -> Engine {
+        let learned = SharedHistories::new();
+        let pool = Pool::new(threads, learned.clone());
+        let tt = Arc::new(TranspositionTable::new(hash_mb));
+        let pages = PageToucher::start(&tt, &pool.nodes_in_use());
+        Engine { pool, tt, learned, tb: None, pages }
+    }
+
+    /// The threads: their count, placement, stop and ponderhit.
+    pub fn pool(&self) -> &Pool {
+        &self.pool
+    }
+
+    pub fn pool_mut(&mut self) -> &mut Pool {
+        &mut self.pool
+    }
+
+    /// Start searching `board` (see `Pool::go`).
+    pub fn go(
+        &mut self,
+        board: Board,
+        limits: Limits,
+        ponder: bool,
+        infinite: bool,
+        reporter: Box<dyn Reporter + Send>,
+        on_done: OnDone,
+    ) {
+        self.pool.wait();
+        self.tt.new_search();
+        self.tt.set_keep_deeper(limits.resume);
+        let table = Arc::clone(&self.tt);
+        let search = Search { board, limits, ponder, infinite, table, tablebases: self.tb.clone() };
+        self.pool.go(search, reporter, on_done);
+    }
+
+    pub fn hash_mb(&self) -> usize {
+        self.tt.size_mb()
+    }
+
+    pub fn tt(&self) -> &TranspositionTable {
+        &self.tt
+    }
+
+    /// Use these tablebases from the next search on (`None`: none).
+    pub fn set_tablebases(&mut self, tb: Option<TbSettings>) {
+        self.pool.wait();
+        self.tb = tb;
+    }
+
+    /// Resize the table. Same size: no-op, contents kept. On allocation failure the old table
+    /// stays and the error says so.
+    pub fn set_hash(&mut self, mb: usize) -> Result<(), String> {
+        if mb == self.tt.size_mb() {
+            return Ok(());
+        }
+        self.pool.wait();
+        let old_mb = self.tt.size_mb();
+        if let Some(room) = self.room_for_table_mb() {
+            if mb > room {
+                return Err(format!(
+                    "{mb} MB is more memory than this machine has free ({room} MB with the table's {old_mb}); kept {old_mb} MB"
+                ));
+            }
+        }
+        // Free the old table first when possible, so resizing needs no room for both.
+        self.pages = None;
+        self.tt = Arc::new(TranspositionTable::new(1));
+        let result = match TranspositionTable::try_new(mb) {
+            Some(table) => {
+                self.tt = Arc::new(table);
+                Ok(())
+            }
+            None => {
+                self.tt = Arc::new(
+                    TranspositionTable::try_new(old_mb).unwrap_or_else(|| TranspositionTable::new(1)),
+                );
+                Err(format!("could not allocate {mb} MB for the hash table; kept {} MB", self.tt.size_mb()))
+            }
+        };
+        self.pages = PageToucher::start(&self.tt, &self.pool.nodes_in_use());
+        result
+    }
+
+    /// The largest table the machine could back now, in MB: what the system (or, in a container,
+    /// its memory cgroup) has free, and the current table's memory, which a new one replaces.
+    fn room_for_table_mb(&self) -> Option<usize> {
+        crate::memory::available_mb().map(|free| free + self.tt.size_mb())
+    }
+
+    /// Save the table to `path` (between searches). Returns what to tell the user.
+    pub fn save_hash(&mut self, path: &std::path::Path) -> Result<String, String> {
+        self.pool.wait();
+        let bytes = self.tt.save(path, &self.learned.to_bytes())?;
+        Ok(format!(
+            "saved the hash ({} MB) and the search's histories, {bytes} bytes, to '{}'",
+            self.tt.size_mb(),
+            path.display()
+        ))
+    }
+
+    /// Load a table saved by `save_hash`, taking the file's size (the new table is allocated
+    /// before the old one is freed, so a failure keeps the old one). A bad file, or one larger
+    /// than `max_mb` (the `Hash` option's maximum), changes nothing.
+    pub fn load_hash(&mut self, path: &std::path::Path, max_mb: usize) -> Result<String, String> {
+        self.pool.wait();
+        let file = TranspositionTable::check_file(path)?;
+        // A load writes every entry (or clears the table when it fails).
+        self.pages = None;
+        let loaded = self.load_checked(path, &file, max_mb);
+        self.pages = PageToucher::start(&self.tt, &self.pool.nodes_in_use());
+        loaded
+    }
+
+    fn load_checked(
+        &mut self,
+        path: &std::path::Path,
+        file: &engine::tt::TableFile,
+        max_mb: usize,
+    ) -> Result<String, String> {
+        if file.size_mb() > max_mb as u64 {
+            return Err(format!(
+                "cannot load the hash from '{}': it holds {} MB, more than Hash allows ({max_mb} MB); the table is kept",
+                path.display(),
+                file.size_mb()
+            ));
+        }
+        let old_mb = self.tt.size_mb();
+        if let Some(room) = self.room_for_table_mb().filter(|&room| file.size_mb() > room as u64) {
+            return Err(format!(
+                "cannot load the hash from '{}': it holds {} MB, more memory than this machine has free ({room} MB); the table is kept",
+                path.display(),
+                file.size_mb()
+            ));
+        }
+        let histories;
+        if file.buckets != self.tt.bucket_count() as u64 {
+            let table = TranspositionTable::try_with_buckets(file.buckets).ok_or_else(|| {
+                format!(
+                    "cannot allocate {} MB to load '{}'; the table is kept",
+                    file.size_mb(),
+                    path.display()
+                )
+            })?;
+            histories = table.load(path, file)?;
+            self.tt = Arc::new(table);
+        } else {
+            histories = self.tt.load(path, file)?;
+        }
+        let what = match histories {
+            // Checked with the file: loading them cannot fail.
+            Some(bytes) => match self.learned.load_bytes(&bytes) {
+                Ok(()) => " and the search's histories",
+                Err(_) => "",
+            },
+            None => " (a version 1 file: no histories)",
+        };
+        let resized = if old_mb == self.tt.size_mb() {
+            String::new()
+        } else {
+            format!("; Hash is now {} MB (was {old_mb})", self.tt.size_mb())
+        };
+        Ok(format!("loaded the hash ({} MB){what} from '{}'{resized}", self.tt.size_mb(), path.display()))
+    }
+
+    /// A new game for a benchmark: as `clear`, but every page of the table is brought into
+    /// memory before it returns (by threads on each node the search threads use), so that no
+    /// background thread touches pages during the timed searches that follow.
+    pub fn clear_for_benchmark(&mut self) {
+        self.clear(true);
+        self.pages = None;
+        let nodes = self.pool.nodes_in_use();
+        if nodes.is_empty() {
+            self.tt.clear_resident(self.pool.threads().max(1));
+        } else {
+            self.tt.clear(1);
+            PageToucher::run_to_end(&self.tt, &nodes);
+        }
+    }
+
+    /// New game: clear the table (unless `keep_table`), the shared histories and every
+    /// thread's own.
+    pub fn clear(&mut self, keep_table: bool) {
+        self.pool.wait();
+        if !keep_table {
+            self.clear_hash();
+        }
+        self.learned.clear();
+        self.pool.clear_histories();
+    }
+
+    /// Clear only the table (`Clear Hash`).
+    pub fn clear_hash(&mut self) {
+        self.pool.wait();
+        self.pages = None;
+        self.tt.clear(self.pool.threads());
+        self.pages = PageToucher::start(&self.tt, &self.pool.nodes_in_use());
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        self.pool.stop();
+        self.pages = None;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use engine::board::Position;
+    use engine::search::{SearchResult, SilentReporter};
+    use std::sync::mpsc::channel;
+    use std::time::Duration;
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_hash_larger_than_the_free_memory_is_refused_and_the_table_kept() {
+        let mut engine = Engine::new(1, 2);
+        let free = crate::memory::available_mb().expect("Linux reports MemAvailable");
+        let error = engine.set_hash(free + 2048).expect_err("more than the machine has");
+        assert!(error.contains("more memory than this machine has free"), "{error}");
+        assert_eq!(engine.hash_mb(), 2);
+        engine.set_hash(4).expect("a small table fits");
+        assert_eq!(engine.hash_mb(), 4);
+    }
+
+    #[test]
+    fn a_table_file_larger_than_hash_allows_is_refused_and_the_table_kept() {
+        let path = std::env::temp_dir().join(format!("lazuli-engine-cap-{}.lzh", std::process::id()));
+        let mut engine = Engine::new(1, 4);
+        engine.save_hash(&path).expect("saved");
+        let mut small = Engine::new(1, 2);
+        let refused = small.load_hash(&path, 3).expect_err("4 MB is more than 3");
+        assert!(refused.contains("more than Hash allows (3 MB)"), "{refused}");
+        assert_eq!(small.hash_mb(), 2, "the table is kept");
+        small.load_hash(&path, 4).expect("4 MB is allowed");
+        assert_eq!(small.hash_mb(), 4);
+        let _ = std::fs::remove_file(path);
+    }
+
+    /// Search `fen` to `depth` and wait for the answer.
+    fn search_to_depth(engine: &mut Engine, fen: &str, depth: i32) -> SearchResult {
+        let (tx, rx) = channel();
+        let on_done = Box::new(move |result: SearchResult, _: &crate::Ended| {
+            let _ = tx.send(result);
+        });
+        let board = Board::new(Position::from_fen(fen).expect("a valid FEN"));
+        engine.go(board, Limits::depth(depth), false, false, Box::new(SilentReporter), on_done);
+        let result = rx.recv_timeout(Duration::from_secs(30)).expect("a bestmove");
+        engine.pool().wait();
+        result
+    }
+
+    #[test]
+    fn the_threads_teach_one_set_of_shared_histories_kept_until_a_new_game() {
+        let fen = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP2BPPP/R2QKB1R w KQ - 0 8";
+        let mut engine = Engine::new(2, 4);
+        let learned =
+            |engine: &Engine| (engine.learned.correction.learned(), engine.learned.continuation.learned());
+        assert_eq!(learned(&engine), (0, 0));
+        search_to_depth(&mut engine, fen, 9);
+        let first = learned(&engine);
+        assert!(first.0 > 0 && first.1 > 0, "the pool's tables learned {first:?}: the workers use their own");
+        // Changing the thread count keeps what was learned, and the new workers go on teaching it.
+        engine.pool_mut().set_threads(3).expect("threads start");
+        assert_eq!(learned(&engine), first);
+        search_to_depth(&mut engine, "4rrk1/1pp2ppp/p1n5/3q4/3P4/P1P2N2/5PPP/R2QR1K1 b - - 0 18", 9);
+        let second = learned(&engine);
+        assert!(second.0 > first.0 && second.1 > first.1, "{second:?} after {first:?}");
+        // A new game forgets it.
+        engine.clear(false);
+        assert_eq!(learned(&engine), (0, 0));
+    }
+}
