@@ -7,8 +7,7 @@
 use crate::helpers::HelperPolicy;
 use crate::numa::{self, NumaPolicy, Plan};
 use crate::thread::{
-    fallback_answer, MainJob, OnDone, OnSearchEnd, SearchJob, SearcherSetup, Shared, Signals, Task,
-    TbSettings,
+    fallback_answer, MainJob, OnDone, SearchJob, SearcherSetup, Shared, Signals, Task, TbSettings,
 };
 use crate::vote::VoteMode;
 use crate::Ended;
@@ -57,7 +56,6 @@ pub struct Pool {
     learned: SharedHistories,
     policy: HelperPolicy,
     vote_mode: VoteMode,
-    on_search_end: Option<OnSearchEnd>,
     numa: NumaPolicy,
     /// Where the threads run, and the bindings the system refused.
     placement: (Plan, Vec<String>),
@@ -74,7 +72,6 @@ impl Pool {
             learned,
             policy: HelperPolicy::default(),
             vote_mode: VoteMode::default(),
-            on_search_end: None,
             numa: NumaPolicy::default(),
             placement: (Plan::unbound(threads, String::new()), Vec::new()),
         };
@@ -221,12 +218,6 @@ impl Pool {
         self.wait();
     }
 
-    /// Called on the main thread after each search has been answered (`on_done` has returned)
-    /// and `is_searching` has become false.
-    pub fn on_search_end(&mut self, hook: impl Fn() + Send + Sync + 'static) {
-        self.on_search_end = Some(Arc::new(hook));
-    }
-
     /// Start searching. Returns at once; `on_done` receives the result when all threads have
     /// stopped. With `infinite` or `ponder`, the search does not end by itself before `stop`
     /// (or, when pondering, `ponderhit` after the limits are reached).
@@ -253,7 +244,6 @@ impl Pool {
             infinite: search.infinite,
             vote: if vote { self.vote_mode } else { VoteMode::Main },
             on_done,
-            on_search_end: self.on_search_end.clone(),
         };
         let job = SearchJob {
             board: search.board,
@@ -383,17 +373,13 @@ mod tests {
     #[test]
     fn stop_only_raises_the_flag_and_the_main_thread_answers_once_then_the_search_has_ended() {
         let mut pool = new_pool(3);
-        let (ended_tx, ended_rx) = channel();
         let searching = pool.stop_handle();
-        pool.on_search_end(move || {
-            // The hook runs once the search counts as ended.
-            let _ = ended_tx.send(searching.is_searching());
-        });
         let (tx, rx) = channel();
         let on_done = Box::new(move |result: SearchResult, ended: &crate::Ended| {
-            let before = std::thread::current().name().map(str::to_string);
+            let thread = std::thread::current().name().map(str::to_string);
+            let before = searching.is_searching();
             ended.now();
-            let _ = tx.send((result, before));
+            let _ = tx.send((result, thread, (before, searching.is_searching())));
         });
         // Bare kings: a search without limits runs through every depth and answers by itself
         // within milliseconds; `go infinite` must still wait for `stop`, for ten times as long.
@@ -416,10 +402,11 @@ mod tests {
         std::thread::sleep(every_depth * 10 + Duration::from_millis(20));
         assert!(rx.try_recv().is_err(), "go infinite answered before stop, though every depth was done");
         pool.stop();
-        let (result, thread) = rx.recv_timeout(Duration::from_secs(10)).expect("bestmove after stop");
+        let (result, thread, searching) =
+            rx.recv_timeout(Duration::from_secs(10)).expect("bestmove after stop");
         assert_eq!(thread.as_deref(), Some("lazuli-worker-0"), "answered by another thread");
         assert!(board.position().is_legal_move(result.best_move));
-        assert_eq!(ended_rx.recv_timeout(Duration::from_secs(10)), Ok(false));
+        assert_eq!(searching, (true, false), "the answer ends the search when it says so");
         assert!(!pool.is_searching());
         assert!(rx.recv_timeout(Duration::from_millis(50)).is_err(), "answered twice");
     }

@@ -32,9 +32,6 @@ pub struct TbSettings {
 /// Called once with the final result, when every thread has stopped.
 pub type OnDone = Box<dyn FnOnce(SearchResult, &Ended) + Send>;
 
-/// Called after each search has been answered and the pool counts it as ended.
-pub type OnSearchEnd = Arc<dyn Fn() + Send + Sync>;
-
 /// Ends the search as the pool sees it (`Pool::is_searching` becomes false). `on_done` may call
 /// it under its own output lock just before it writes the answer, so that nothing reads the
 /// search as ended before the answer or as running after it; otherwise it takes effect when
@@ -63,7 +60,6 @@ pub(crate) struct MainJob {
     pub(crate) infinite: bool,
     pub(crate) vote: VoteMode,
     pub(crate) on_done: OnDone,
-    pub(crate) on_search_end: Option<OnSearchEnd>,
 }
 
 pub(crate) enum Task {
@@ -294,9 +290,6 @@ fn answer(result: SearchResult, main: MainJob, shared: &Shared) {
     let ended = Ended(&shared.signals.searching);
     (main.on_done)(answer, &ended);
     ended.now();
-    if let Some(hook) = &main.on_search_end {
-        hook();
-    }
 }
 
 /// The answer of a search that could not run: the first of `search_moves` (when given) that is

@@ -5,7 +5,7 @@
 pub mod cli;
 pub mod command;
 pub mod connect;
-pub mod held;
+pub mod desk;
 pub mod log;
 pub mod options;
 pub mod output;

@@ -1,20 +1,23 @@
-//! The UCI loop: a reader thread turns stdin into lines on a channel (so `stop`, `isready` and
-//! `quit` are handled while a search runs, and lines held behind a waiting `go` are handled
-//! when the search before it ends); end of input means `quit`.
+//! The UCI loop, one input path: a reader thread turns the input into lines on a bounded
+//! channel, answering itself only what must be answered while the session waits for a search
+//! (`crate::desk`); the session handles every line in order, and is told on the same channel
+//! when a search has ended. End of input means `quit`.
 //!
 //! Input is read in bounded chunks, so a line of gigabytes without a newline costs at most
 //! `MAX_LINE` bytes of memory: the excess is discarded as it arrives and the line is reported as
 //! too long once its newline (or the end of input) comes.
 
+use crate::desk::FrontDesk;
 use crate::output::Output;
 use crate::session::{Flow, Session};
-use crossbeam_channel::{bounded, unbounded, Receiver};
+use crossbeam_channel::{bounded, Receiver};
 use std::io::{BufRead, BufReader, Read};
 use std::time::Instant;
 
 /// Longest input line accepted (a `position` with tens of thousands of moves fits).
 pub const MAX_LINE: usize = 1 << 20;
-/// Lines read ahead of the session (a bounded inbox holds back a writer that outpaces it).
+/// Lines read ahead of the session: a writer that outpaces it (a script piping searches) is
+/// held back by its pipe, and memory stays bounded.
 pub const INBOX_LINES: usize = 64;
 /// Bytes read from the input at a time.
 const CHUNK: usize = 64 << 10;
@@ -25,30 +28,27 @@ pub enum Input {
     Line(String),
     /// A line longer than the limit was dropped: its length and the limit, in bytes.
     TooLong(u64, usize),
+    /// Not input: a search has given its answer (options set during it can now apply).
+    SearchEnded,
 }
 
 pub fn run_stdio() {
     if let Err(e) = crate::log::init_from_env() {
         eprintln!("{e}");
     }
-    // Bounded, so that the input thread (and the writer behind the pipe) waits while the
-    // session reads no input (`Session::reads_input`).
     let (lines, inbox) = bounded::<(Input, Instant)>(INBOX_LINES);
-    let mut session = Session::new(Output::stdout());
+    let out = Output::stdout();
+    let mut session = Session::new(out.clone());
+    session.set_inbox(lines.clone());
     session.report_kernel_selection();
-    // `stop` acts the moment it is read: with many search threads on few cores, waiting for
-    // the session thread to be scheduled would add to the latency.
-    let stopper = session.stop_handle();
+    let desk = FrontDesk::new(&session, out);
     let reader = std::thread::Builder::new().name("lazuli-stdin".into()).spawn(move || {
         // Woken by `stop` while every core is busy searching: ask to run at once.
         let short_slice = crate::sched::request_short_slice();
         tracing::info!("input thread granted a short time slice: {short_slice}");
         read_lines(std::io::stdin().lock(), MAX_LINE, |input| {
             let received = Instant::now();
-            if matches!(&input, Input::Line(line) if line.trim() == "stop") {
-                stopper.stop();
-            }
-            lines.send((input, received)).is_ok()
+            desk.answers(&input) || lines.send((input, received)).is_ok()
         });
         let _ = lines.send((Input::Line("quit".to_string()), Instant::now()));
     });
@@ -57,35 +57,25 @@ pub fn run_stdio() {
         eprintln!("lazuli: the system refused the input thread: {e}");
         std::process::exit(1);
     }
-
     run_session(session, &inbox);
 }
 
-/// Feeds `session` the lines from `inbox` until `quit` or until the inbox closes. Lines held
-/// behind a waiting `go` are handled as soon as the search before it has ended.
+/// Feeds `session` the lines from `inbox`, in order, until `quit` or until the inbox closes.
 pub fn run_session(mut session: Session, inbox: &Receiver<(Input, Instant)>) {
-    let (ended, search_ended) = unbounded::<()>();
-    session.on_search_end(move || {
-        let _ = ended.send(());
-    });
-    let paused = crossbeam_channel::never();
-    loop {
-        let input = if session.reads_input() { inbox } else { &paused };
-        crossbeam_channel::select! {
-            recv(input) -> next => {
-                let Ok((input, received)) = next else { break };
-                let flow = match input {
-                    Input::Line(line) => session.handle_line(&line, received),
-                    Input::TooLong(bytes, limit) => {
-                        session.report_long_line(bytes, limit);
-                        Flow::Continue
-                    }
-                };
-                if flow == Flow::Quit {
-                    break;
-                }
+    for (input, received) in inbox {
+        let flow = match input {
+            Input::Line(line) => session.handle_line(&line, received),
+            Input::TooLong(bytes, limit) => {
+                session.report_long_line(bytes, limit);
+                Flow::Continue
             }
-            recv(search_ended) -> _ => session.resume(),
+            Input::SearchEnded => {
+                session.search_ended();
+                Flow::Continue
+            }
+        };
+        if flow == Flow::Quit {
+            break;
         }
     }
 }

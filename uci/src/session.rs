@@ -2,9 +2,10 @@
 //! to it. Every error is answered with one `info string`; the previous valid state is kept.
 
 use crate::command::{parse_line, shorten, Command, ParseError, Parsed};
-use crate::held::HeldLines;
+use crate::desk::DeskState;
 use crate::options;
 use crate::output::Output;
+use crate::protocol::Input;
 use engine::bench::{run_bench, DEFAULT_BENCH_DEPTH};
 use engine::board::{Board, FenError, Move, Position};
 use engine::movegen::legal_moves;
@@ -72,13 +73,15 @@ pub struct Session {
     pondering: bool,
     /// The current search is `go infinite`: it waits for `stop` however soon it is done.
     infinite: bool,
-    /// Lines that wait for the current search to end (`crate::held`).
-    held: HeldLines,
     /// `stop` was sent for the current search (a `go` may then follow before its `bestmove`).
     stopping: bool,
     /// Text the current command ignored: told in its first `info string`, or alone before its
     /// first other output, so every command gets at most one `info string`.
     note: Option<String>,
+    /// What this session and its input thread tell each other.
+    desk: Arc<DeskState>,
+    /// The channel the session's input comes on: each search's end is posted there too.
+    inbox: Option<crossbeam_channel::Sender<(Input, Instant)>>,
     /// The limits of a session served over the network (`None`: a local one).
     gate: Option<Box<dyn Gate>>,
 }
@@ -142,9 +145,10 @@ impl Session {
             ponder: false,
             pondering: false,
             infinite: false,
-            held: HeldLines::default(),
             stopping: false,
             note: None,
+            desk: Arc::default(),
+            inbox: None,
             gate: None,
         }
     }
@@ -152,12 +156,6 @@ impl Session {
     /// Puts the session under `gate` (before its first command).
     pub fn set_gate(&mut self, gate: Box<dyn Gate>) {
         self.gate = Some(gate);
-    }
-
-    /// `hook` runs on the thread that gives a search's `bestmove`, once it is written and the
-    /// search counts as ended; the UCI loop uses it to call `resume` when lines are held.
-    pub fn on_search_end(&mut self, hook: impl Fn() + Send + Sync + 'static) {
-        self.engine.pool_mut().on_search_end(hook);
     }
 
     /// One `info string`, carrying the pending note if there is one.
@@ -180,80 +178,71 @@ impl Session {
         }
     }
 
-    /// Handle one input line received at `received`, or hold it until the current search ends
-    /// (see `crate::held`).
+    /// Handle one input line received at `received`. Lines are handled in the order they came:
+    /// a `go` or `ucinewgame` that arrives while a search that ends by itself runs waits for its
+    /// answer here, as in an engine that reads its input between searches, so a script that
+    /// pipes several searches gets each answered in turn. What must be answered meanwhile
+    /// (`stop`, `quit`, `isready`) the input thread answers itself (`protocol::FrontDesk`).
     pub fn handle_line(&mut self, line: &str, received: Instant) -> Flow {
         tracing::info!("in: {}", line.trim_end_matches(['\r', '\n']));
-        self.resume();
         let parsed = parse_line(line);
-        // A `go` during `go infinite` or pondering: that search answers now, and the new one
-        // runs after it (its `bestmove` would otherwise never come).
+        self.desk.take(line);
+        let arrived = received;
+        let waits = matches!(parsed, Ok(Parsed { command: Command::Go(_) | Command::UciNewGame, .. }));
+        if waits && self.is_searching() && self.desk.quit_requested() {
+            return self.handle(Command::Quit, received);
+        }
+        let received = match &parsed {
+            Ok(Parsed { command: Command::Go(_), .. }) => self.wait_for_search(true, received),
+            Ok(Parsed { command: Command::UciNewGame, .. }) => self.wait_for_search(false, received),
+            _ => received,
+        };
+        // Options set during a search take effect once it has ended.
+        self.apply_pending_if_idle();
         let is_go = matches!(parsed, Ok(Parsed { command: Command::Go(_), .. }));
-        if is_go && self.held.is_empty() && self.is_searching() && self.waits_for_stop() && !self.stopping {
+        let flow = self.handle_parsed(parsed, line, received);
+        if is_go && self.desk.stop_read_since(arrived) {
+            // A `stop` read after this `go` ends it as soon as it has started.
+            self.handle(Command::Stop, received);
+        }
+        flow
+    }
+
+    /// The channel this session's input comes on (the end of each search is posted there).
+    pub fn set_inbox(&mut self, inbox: crossbeam_channel::Sender<(Input, Instant)>) {
+        self.inbox = Some(inbox);
+    }
+
+    /// A search has given its answer: options set during it apply now.
+    pub fn search_ended(&mut self) {
+        self.apply_pending_if_idle();
+    }
+
+    /// Before a `go` (or, with `is_go` false, a `ucinewgame`): waits for the running search's
+    /// answer. A `go` during `go infinite` or pondering first stops that search, which would
+    /// otherwise wait for a `stop` the GUI may never send (`ucinewgame` ends it itself).
+    /// Returns when the line counts as received: a `go` that waited behind a search told to stop
+    /// counts from its arrival, since the GUI's clock has been running; one that waited behind
+    /// a search that ended by itself (a script piping searches) from now, so it gets its time.
+    fn wait_for_search(&mut self, is_go: bool, received: Instant) -> Instant {
+        if !self.is_searching() {
+            return received;
+        }
+        if self.waits_for_stop() && !self.stopping {
+            if !is_go {
+                return received;
+            }
             self.info("go while searching until stop: that search answers first");
             self.handle(Command::Stop, received);
         }
-        if self.holds(&parsed) {
-            let behind_stop = self.stopping && self.is_searching();
-            self.held.push(line, parsed, received, behind_stop);
-            return Flow::Continue;
-        }
-        if matches!(parsed, Ok(Parsed { command: Command::Stop, .. })) {
-            self.held.stop_all();
-        }
-        self.handle_parsed(parsed, line, received)
-    }
-
-    /// Whether the input loop should read more now: not while the held lines are at their
-    /// limit behind a search that ends by itself (it will end, and the lines with it), so a
-    /// writer that outpaces the engine waits on the pipe; always behind a search that waits
-    /// for `stop`, which can only come from the input.
-    pub fn reads_input(&self) -> bool {
-        !(self.held.is_full() && self.is_searching() && !self.waits_for_stop())
-    }
-
-    /// Whether a line must wait for the current search: a `go` or `ucinewgame` while a search
-    /// that ends by itself (or was stopped) runs, and everything but `isready`, `stop` and
-    /// `quit` after such a line. During `go infinite` or pondering, a `go` first stops that
-    /// search (it would wait for a `stop` that the GUI may never send; see `handle_line`) and
-    /// `ucinewgame` ends the search.
-    fn holds(&self, parsed: &Result<Parsed, ParseError>) -> bool {
-        match parsed {
-            Err(ParseError::Empty) => false,
-            Ok(Parsed { command: Command::IsReady | Command::Stop | Command::Quit, .. }) => false,
-            // A `ponderhit` is for the pondering search, unless a `go` waits that it may be for.
-            Ok(Parsed { command: Command::PonderHit, .. }) => self.held.has_go(),
-            Ok(Parsed { command: Command::Go(_) | Command::UciNewGame, .. }) => {
-                !self.held.is_empty() || (self.is_searching() && (self.stopping || !self.waits_for_stop()))
-            }
-            _ => !self.held.is_empty(),
-        }
-    }
-
-    /// Handle the held lines in order while no search runs: each `go` among them starts a
-    /// search, and the rest wait for that one in turn (but a `ponderhit` right after a held
-    /// `go ponder` is for that search). A held `go` that a `stop` followed is stopped as soon
-    /// as it starts. A held line counts as received when it is handled, so that a `go` that
-    /// waited for another search gets its whole time, unless it arrived after that search was
-    /// told to stop: then the GUI's clock has been running since it arrived.
-    pub fn resume(&mut self) {
-        // Options set during the search take effect as soon as it has ended.
-        self.apply_pending_if_idle();
-        while !self.held.is_empty() {
-            // A pondering search gets its `ponderhit` whatever waits before it (an `isready`
-            // or a `setoption` between `go ponder` and `ponderhit` must not hold it back).
-            let ponderhit =
-                if self.is_searching() && self.pondering { self.held.take_ponderhit() } else { None };
-            if ponderhit.is_none() && self.is_searching() {
-                return;
-            }
-            let Some(held) = ponderhit.or_else(|| self.held.pop()) else { return };
-            tracing::info!("held: {}", held.line);
-            let received = held.counts_from(Instant::now());
-            self.handle_parsed(held.parsed, &held.line, received);
-            if held.stopped && self.is_searching() {
-                self.handle(Command::Stop, Instant::now());
-            }
+        let stopped = self.stopping;
+        self.desk.set_waiting(true);
+        self.engine.pool().wait();
+        self.desk.set_waiting(false);
+        if stopped {
+            received
+        } else {
+            Instant::now()
         }
     }
 
@@ -325,7 +314,6 @@ impl Session {
                 }
             }
             Command::Quit => {
-                self.held.clear();
                 self.stop_and_wait();
                 // A `Save Hash` pressed during the search is carried out, not dropped.
                 self.apply_hash_io(true);
@@ -371,6 +359,11 @@ impl Session {
     /// Stops the current search from any thread.
     pub fn stop_handle(&self) -> smp::StopHandle {
         self.engine.pool().stop_handle()
+    }
+
+    /// What the input thread reads and raises (`crate::desk`).
+    pub fn desk_state(&self) -> Arc<DeskState> {
+        Arc::clone(&self.desk)
     }
 
     /// Sets the position, taking what can be read sensibly (castling rights without their king

@@ -62,8 +62,9 @@ fn an_analysis_resumes_at_the_tables_depth_and_a_game_does_not() {
     engine.send("setoption name UCI_AnalyseMode value true");
     engine.send("go depth 14");
     let analysed = engine.read_until("bestmove", Duration::from_secs(30));
-    assert!(resumed_at(&analysed).is_some(), "{analysed:?}");
-    assert!(depths(&analysed).iter().all(|&d| d >= 12), "{analysed:?}");
+    // (The game before it may have replaced the root's entry with a shallower one.)
+    let resumed = resumed_at(&analysed).unwrap_or_else(|| panic!("no resume: {analysed:?}"));
+    assert!(depths(&analysed).iter().all(|&d| d >= resumed), "{analysed:?}");
     engine.send("go wtime 2000 btime 2000");
     let game = engine.read_until("bestmove", TEN_S);
     assert_eq!(resumed_at(&game), None, "{game:?}");

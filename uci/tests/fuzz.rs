@@ -6,10 +6,21 @@
 use proptest::prelude::*;
 use std::io::Write;
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
-use uci::command::{parse, parse_line, Command, MAX_LISTED};
+use std::time::{Duration, Instant};
+use uci::command::{parse, parse_line, Command, Parsed, MAX_LISTED};
+use uci::desk::FrontDesk;
 use uci::output::Output;
-use uci::session::{Flow, Session};
+use uci::protocol::{run_session, Input};
+use uci::session::Session;
+
+/// Whether `thread` ends within `limit`.
+fn join_within(thread: std::thread::JoinHandle<()>, limit: Duration) -> bool {
+    let deadline = Instant::now() + limit;
+    while !thread.is_finished() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    thread.is_finished() && thread.join().is_ok()
+}
 
 /// An output sink the test can read back.
 #[derive(Clone, Default)]
@@ -299,16 +310,36 @@ proptest! {
     #[test]
     fn session_survives_any_input(lines in prop::collection::vec(line(), 1..24)) {
         let sink = Captured::default();
-        let mut session = Session::new(Output::new(Box::new(sink.clone())));
-        for line in &lines {
-            if session.handle_line(line, Instant::now()) == Flow::Quit {
-                break;
+        let out = Output::new(Box::new(sink.clone()));
+        let mut session = Session::new(out.clone());
+        // The way the engine reads its input: a desk that answers what cannot wait, and the
+        // session on its own thread taking every other line in order.
+        let desk = FrontDesk::new(&session, out);
+        let (to_session, inbox) = crossbeam_channel::unbounded();
+        session.set_inbox(to_session.clone());
+        let running = std::thread::spawn(move || run_session(session, &inbox));
+        let send = |line: &str| {
+            let input = Input::Line(line.to_string());
+            if !desk.answers(&input) {
+                let _ = to_session.send((input, Instant::now()));
             }
+        };
+        // A `quit` among them ends the session: what comes after it is not read.
+        let quits = |line: &String| matches!(parse_line(line), Ok(Parsed { command: Command::Quit, .. }));
+        for line in lines.iter().take_while(|line| !quits(line)) {
+            send(line);
         }
-        let before = sink.text().len();
-        prop_assert_eq!(session.handle_line("isready", Instant::now()), Flow::Continue);
-        prop_assert!(sink.text()[before..].contains("readyok\n"), "no readyok after {lines:?}");
-        prop_assert_eq!(session.handle_line("quit", Instant::now()), Flow::Quit);
+        // `isready` is answered at once during a search, and in order otherwise, so behind a
+        // `go` that waits for a long search it waits too: a GUI then stops the search.
+        send("isready");
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while !sink.text().contains("readyok\n") && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+            send("stop");
+        }
+        prop_assert!(sink.text().contains("readyok\n"), "no readyok after {lines:?}");
+        send("quit");
+        prop_assert!(join_within(running, Duration::from_secs(20)), "no end after quit: {lines:?}");
         // Once every search has ended, all output is whole lines of printable text.
         let all = sink.text();
         prop_assert!(all.ends_with('\n'));

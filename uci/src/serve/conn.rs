@@ -1,6 +1,7 @@
 //! One client on plain TCP: `auth <secret>` as its first line, then UCI lines both ways.
 
 use super::{refuse, Server, Slot, FAILED_AUTH_DELAY, POLL};
+use crate::desk::FrontDesk;
 use crate::output::Output;
 use crate::protocol::{read_lines, run_session, Input, INBOX_LINES};
 use crossbeam_channel::bounded;
@@ -104,11 +105,13 @@ pub(super) fn serve(stream: TcpStream, server: &Server, who: &str, deadline: Ins
             let _ = closer.shutdown(Shutdown::Both);
         }),
     );
-    let session = server.session(out, gate);
+    let mut session = server.session(out.clone(), gate);
+    let desk = FrontDesk::new(&session, out);
     let stopper = session.stop_handle();
     let _ = stopper_slot.set(stopper.clone());
 
     let (lines, inbox) = bounded::<(Input, Instant)>(INBOX_LINES);
+    session.set_inbox(lines.clone());
     let limits = server.limits.clone();
     let who_reader = who.to_string();
     let reader = std::thread::Builder::new().name("lazuli-serve-in".into()).spawn(move || {
@@ -118,11 +121,8 @@ pub(super) fn serve(stream: TcpStream, server: &Server, who: &str, deadline: Ins
         let mut rate = RateLimit::new(limits.lines_per_second);
         let mut polled_input = Cursor::new(rest).chain(polled);
         read_lines(&mut polled_input, limits.max_line, |input| {
-            if matches!(&input, Input::Line(line) if line.trim() == "stop") {
-                stopper.stop();
-            }
             rate.take();
-            lines.send((input, Instant::now())).is_ok()
+            desk.answers(&input) || lines.send((input, Instant::now())).is_ok()
         });
         if polled_input.get_ref().1.timed_out {
             tracing::info!("{who_reader}: idle for too long; closing");

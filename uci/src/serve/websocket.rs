@@ -5,6 +5,7 @@
 
 use super::conn::{IdleClock, RateLimit};
 use super::{Server, Slot, FAILED_AUTH_DELAY};
+use crate::desk::FrontDesk;
 use crate::output::Output;
 use crate::protocol::{run_session, Input, INBOX_LINES};
 use crossbeam_channel::{bounded, Receiver, Sender, TryRecvError, TrySendError};
@@ -148,10 +149,12 @@ pub(super) fn serve(stream: TcpStream, server: &Server, who: &str, deadline: Ins
             }
         }),
     );
-    let session = server.session(out, gate);
+    let mut session = server.session(out.clone(), gate);
+    let desk = FrontDesk::new(&session, out);
     let stopper = session.stop_handle();
     let _ = stopper_slot.set(stopper.clone());
     let (lines, inbox) = bounded::<(Input, Instant)>(INBOX_LINES);
+    session.set_inbox(lines.clone());
     let session_thread = std::thread::Builder::new().name("lazuli-serve-ws".into()).spawn(move || {
         run_session(session, &inbox);
     });
@@ -162,10 +165,11 @@ pub(super) fn serve(stream: TcpStream, server: &Server, who: &str, deadline: Ins
 
     let mut backlog: VecDeque<String> = first_lines.map(str::to_string).collect();
     let idle = IdleClock::new(server.limits.idle, stopper.clone());
-    let why = pump(&mut ws, server, &mut backlog, &lines, &outgoing, idle, &failed);
+    let why = pump(&mut ws, server, &mut backlog, (&lines, &desk), &outgoing, idle, &failed);
     tracing::info!("{who}: {why}");
     // Gone, idle or done: nothing it started keeps running.
     stopper.stop();
+    let _ = lines.send((Input::Line("quit".into()), Instant::now()));
     drop(lines);
     drop(outgoing);
     let _ = session_thread.join();
@@ -179,14 +183,13 @@ fn pump(
     ws: &mut WebSocket<Timed>,
     server: &Server,
     backlog: &mut VecDeque<String>,
-    lines: &Sender<(Input, Instant)>,
+    (lines, desk): (&Sender<(Input, Instant)>, &FrontDesk),
     outgoing: &Receiver<String>,
     mut idle: IdleClock,
     output_failed: &AtomicBool,
 ) -> &'static str {
     let _ = ws.get_ref().stream.set_read_timeout(Some(TICK));
     let _ = ws.get_ref().stream.set_write_timeout(Some(TICK));
-    let stopper = idle.searching.clone();
     let write_timeout = server.limits.write_timeout;
     let max_backlog_bytes = BACKLOG_LINES_OF * server.limits.max_line;
     let mut rate = RateLimit::new(server.limits.lines_per_second);
@@ -229,10 +232,9 @@ fn pump(
 
         // Input the session can take, at the client's allowed rate.
         while let Some(line) = backlog.front() {
-            if line.trim() == "stop" {
-                stopper.stop();
-            }
-            match lines.try_send((Input::Line(line.clone()), Instant::now())) {
+            let input = Input::Line(line.clone());
+            let sent = if desk.answers(&input) { Ok(()) } else { lines.try_send((input, Instant::now())) };
+            match sent {
                 Ok(()) => {
                     backlog_bytes -= line.len();
                     backlog.pop_front();

@@ -73,6 +73,7 @@ impl Session {
             currmove_gate: RateGate::new(CURRMOVE_GAP),
         });
         let out = self.out.clone();
+        let inbox = self.inbox.clone();
         let start = received;
         let on_done = Box::new(move |mut result: SearchResult, ended: &smp::Ended| {
             if let Some(level) = strength {
@@ -95,6 +96,10 @@ impl Session {
             // Ended under the output's lock: a `go` that finds the search over cannot print
             // before this `bestmove`, and a client that has read it never finds it running.
             out.line_after(&line, || ended.now());
+            // Told in turn with the input; a full inbox holds lines, which apply them too.
+            if let Some(inbox) = inbox {
+                let _ = inbox.try_send((crate::protocol::Input::SearchEnded, std::time::Instant::now()));
+            }
         });
         self.pondering = params.ponder;
         self.infinite = params.infinite;
