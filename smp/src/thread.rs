@@ -158,6 +158,9 @@ impl Signals {
 pub(crate) struct Shared {
     pub(crate) signals: Arc<Signals>,
     pub(crate) slots: Vec<Slot>,
+    /// Helpers still searching: the main thread sleeps until none is, and is woken once (one
+    /// wake-up per helper would each wait for a core when the threads outnumber the cores).
+    searching_helpers: (Mutex<usize>, Condvar),
     pub(crate) counters: Vec<CachePadded<AtomicU64>>,
     /// Successful tablebase probes of the current search.
     pub(crate) tb_hits: AtomicU64,
@@ -168,6 +171,7 @@ impl Shared {
         Shared {
             signals,
             slots: (0..threads).map(|_| Slot::default()).collect(),
+            searching_helpers: (Mutex::new(0), Condvar::new()),
             counters: (0..threads).map(|_| CachePadded::new(AtomicU64::new(0))).collect(),
             tb_hits: AtomicU64::new(0),
         }
@@ -175,6 +179,21 @@ impl Shared {
 
     pub(crate) fn total_nodes(&self) -> u64 {
         self.counters.iter().map(|c| c.load(Ordering::Relaxed)).sum()
+    }
+
+    fn helper_done(&self) {
+        let mut count = self.searching_helpers.0.lock();
+        *count -= 1;
+        if *count == 0 {
+            self.searching_helpers.1.notify_all();
+        }
+    }
+
+    fn wait_for_helpers(&self) {
+        let mut count = self.searching_helpers.0.lock();
+        while *count > 0 {
+            self.searching_helpers.1.wait(&mut count);
+        }
     }
 }
 
@@ -224,6 +243,7 @@ pub(crate) fn run(index: usize, shared: Arc<Shared>, setup: SearcherSetup) {
                 let limits = if main.is_some() { job.limits.clone() } else { helper_limits(&job.limits) };
                 let reporter = main.as_ref().map(|main| main.reporter.as_ref());
                 if main.is_some() {
+                    *shared.searching_helpers.0.lock() = shared.slots.len() - 1;
                     for helper in &shared.slots[1..] {
                         helper.give(Task::Search(Arc::clone(&job), None));
                     }
@@ -243,7 +263,11 @@ pub(crate) fn run(index: usize, shared: Arc<Shared>, setup: SearcherSetup) {
                         answer(result, main, &shared);
                         None
                     }
-                    None => (result.depth > 0).then_some(result),
+                    None => {
+                        shared.slots[index].finish((result.depth > 0).then_some(result));
+                        shared.helper_done();
+                        continue;
+                    }
                 }
             }
         };
@@ -282,6 +306,7 @@ fn search(
 fn answer(result: SearchResult, main: MainJob, shared: &Shared) {
     shared.signals.wait_for_answer_time(main.infinite);
     shared.signals.stop_and_wake();
+    shared.wait_for_helpers();
     let mut results = vec![Some(result.clone())];
     results.extend(shared.slots[1..].iter().map(Slot::wait_idle));
     let chosen = vote::choose(&results, main.vote);
