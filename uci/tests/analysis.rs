@@ -62,9 +62,10 @@ fn an_analysis_resumes_at_the_tables_depth_and_a_game_does_not() {
     engine.send("setoption name UCI_AnalyseMode value true");
     engine.send("go depth 14");
     let analysed = engine.read_until("bestmove", Duration::from_secs(30));
-    // (The game before it may have replaced the root's entry with a shallower one.)
+    // It reports from the resumed depth on, or the depth asked for when the table holds more
+    // (the game before it left the root's entry at whatever depth its clock allowed).
     let resumed = resumed_at(&analysed).unwrap_or_else(|| panic!("no resume: {analysed:?}"));
-    assert!(depths(&analysed).iter().all(|&d| d >= resumed), "{analysed:?}");
+    assert!(depths(&analysed).iter().all(|&d| d >= resumed.min(14)), "{analysed:?}");
     engine.send("go wtime 2000 btime 2000");
     let game = engine.read_until("bestmove", TEN_S);
     assert_eq!(resumed_at(&game), None, "{game:?}");
