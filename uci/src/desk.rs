@@ -14,8 +14,8 @@
 //!
 //! Every line but an `isready` answered here goes on to the session.
 
+use crate::input::Input;
 use crate::output::Output;
-use crate::protocol::Input;
 use parking_lot::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -70,8 +70,9 @@ pub struct FrontDesk {
 }
 
 impl FrontDesk {
-    pub fn new(session: &crate::session::Session, out: Output) -> FrontDesk {
-        FrontDesk { stopper: session.stop_handle(), out, state: session.desk_state() }
+    /// The desk for the session with this stop handle and state (`Session::front_desk`).
+    pub fn new(stopper: smp::StopHandle, state: Arc<DeskState>, out: Output) -> FrontDesk {
+        FrontDesk { stopper, out, state }
     }
 
     /// Whether the desk answered `input` itself (it is then not for the session).

@@ -6,6 +6,7 @@ pub mod cli;
 pub mod command;
 pub mod connect;
 pub mod desk;
+pub mod input;
 pub mod log;
 pub mod options;
 pub mod output;

@@ -7,7 +7,6 @@
 //! `MAX_LINE` bytes of memory: the excess is discarded as it arrives and the line is reported as
 //! too long once its newline (or the end of input) comes.
 
-use crate::desk::FrontDesk;
 use crate::output::Output;
 use crate::session::{Flow, Session};
 use crossbeam_channel::{bounded, Receiver};
@@ -22,15 +21,7 @@ pub const INBOX_LINES: usize = 64;
 /// Bytes read from the input at a time.
 const CHUNK: usize = 64 << 10;
 
-/// What the reader hands to the session.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Input {
-    Line(String),
-    /// A line longer than the limit was dropped: its length and the limit, in bytes.
-    TooLong(u64, usize),
-    /// Not input: a search has given its answer (options set during it can now apply).
-    SearchEnded,
-}
+pub use crate::input::Input;
 
 pub fn run_stdio() {
     if let Err(e) = crate::log::init_from_env() {
@@ -41,7 +32,7 @@ pub fn run_stdio() {
     let mut session = Session::new(out.clone());
     session.set_inbox(lines.clone());
     session.report_kernel_selection();
-    let desk = FrontDesk::new(&session, out);
+    let desk = session.front_desk(out);
     let reader = std::thread::Builder::new().name("lazuli-stdin".into()).spawn(move || {
         // Woken by `stop` while every core is busy searching: ask to run at once.
         let short_slice = crate::sched::request_short_slice();

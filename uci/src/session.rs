@@ -2,10 +2,10 @@
 //! to it. Every error is answered with one `info string`; the previous valid state is kept.
 
 use crate::command::{parse_line, shorten, Command, ParseError, Parsed};
-use crate::desk::DeskState;
+use crate::desk::{DeskState, FrontDesk};
+use crate::input::Input;
 use crate::options;
 use crate::output::Output;
-use crate::protocol::Input;
 use engine::bench::{run_bench, DEFAULT_BENCH_DEPTH};
 use engine::board::{Board, FenError, Move, Position};
 use engine::movegen::legal_moves;
@@ -182,7 +182,7 @@ impl Session {
     /// a `go` or `ucinewgame` that arrives while a search that ends by itself runs waits for its
     /// answer here, as in an engine that reads its input between searches, so a script that
     /// pipes several searches gets each answered in turn. What must be answered meanwhile
-    /// (`stop`, `quit`, `isready`) the input thread answers itself (`protocol::FrontDesk`).
+    /// (`stop`, `quit`, `isready`) the input thread answers itself (`crate::desk`).
     pub fn handle_line(&mut self, line: &str, received: Instant) -> Flow {
         tracing::info!("in: {}", line.trim_end_matches(['\r', '\n']));
         let parsed = parse_line(line);
@@ -361,9 +361,9 @@ impl Session {
         self.engine.pool().stop_handle()
     }
 
-    /// What the input thread reads and raises (`crate::desk`).
-    pub fn desk_state(&self) -> Arc<DeskState> {
-        Arc::clone(&self.desk)
+    /// The input thread's desk for this session, answering on `out` (`crate::desk`).
+    pub fn front_desk(&self, out: Output) -> FrontDesk {
+        FrontDesk::new(self.stop_handle(), Arc::clone(&self.desk), out)
     }
 
     /// Sets the position, taking what can be read sensibly (castling rights without their king

@@ -8,7 +8,6 @@ use std::io::Write;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use uci::command::{parse, parse_line, Command, Parsed, MAX_LISTED};
-use uci::desk::FrontDesk;
 use uci::output::Output;
 use uci::protocol::{run_session, Input};
 use uci::session::Session;
@@ -314,7 +313,7 @@ proptest! {
         let mut session = Session::new(out.clone());
         // The way the engine reads its input: a desk that answers what cannot wait, and the
         // session on its own thread taking every other line in order.
-        let desk = FrontDesk::new(&session, out);
+        let desk = session.front_desk(out);
         let (to_session, inbox) = crossbeam_channel::unbounded();
         session.set_inbox(to_session.clone());
         let running = std::thread::spawn(move || run_session(session, &inbox));

@@ -1,7 +1,6 @@
 //! One client on plain TCP: `auth <secret>` as its first line, then UCI lines both ways.
 
 use super::{refuse, Server, Slot, FAILED_AUTH_DELAY, POLL};
-use crate::desk::FrontDesk;
 use crate::output::Output;
 use crate::protocol::{read_lines, run_session, Input, INBOX_LINES};
 use crossbeam_channel::bounded;
@@ -106,7 +105,7 @@ pub(super) fn serve(stream: TcpStream, server: &Server, who: &str, deadline: Ins
         }),
     );
     let mut session = server.session(out.clone(), gate);
-    let desk = FrontDesk::new(&session, out);
+    let desk = session.front_desk(out);
     let stopper = session.stop_handle();
     let _ = stopper_slot.set(stopper.clone());
 

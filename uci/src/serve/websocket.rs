@@ -150,7 +150,7 @@ pub(super) fn serve(stream: TcpStream, server: &Server, who: &str, deadline: Ins
         }),
     );
     let mut session = server.session(out.clone(), gate);
-    let desk = FrontDesk::new(&session, out);
+    let desk = session.front_desk(out);
     let stopper = session.stop_handle();
     let _ = stopper_slot.set(stopper.clone());
     let (lines, inbox) = bounded::<(Input, Instant)>(INBOX_LINES);

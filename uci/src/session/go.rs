@@ -98,7 +98,7 @@ impl Session {
             out.line_after(&line, || ended.now());
             // Told in turn with the input; a full inbox holds lines, which apply them too.
             if let Some(inbox) = inbox {
-                let _ = inbox.try_send((crate::protocol::Input::SearchEnded, std::time::Instant::now()));
+                let _ = inbox.try_send((crate::input::Input::SearchEnded, std::time::Instant::now()));
             }
         });
         self.pondering = params.ponder;
