@@ -52,7 +52,7 @@ impl Session {
         // At a limited strength: a short search of a few lines, then a choice among them.
         let strength = self.limit_strength.then(|| strength::level(self.elo));
         if let Some(level) = strength {
-            limits.soft_nodes = Some(level.nodes);
+            limits.soft_nodes = Some(level.nodes_for(limits.soft_time, self.move_overhead));
             limits.min_depth = strength::MIN_DEPTH;
             limits.multipv = limits.multipv.max(level.lines);
             limits.resume = false;
