@@ -1,14 +1,16 @@
 //! The engine as its users drive it: the pool of search threads, and what the threads search
 //! with and outlive them: the transposition table (its size, clearing, saving and loading, its
-//! pages brought in off the clock) and the histories all threads teach, which a table file
-//! carries. Each search is handed the table by this owner.
+//! pages brought in off the clock), the histories all threads teach, and what each root's last
+//! search completed, all of which a table file carries. Each search is handed the table by
+//! this owner.
 
 use crate::pages::PageToucher;
 use crate::pool::{Pool, Search};
 use crate::thread::{OnDone, TbSettings};
 use engine::board::Board;
-use engine::search::{Limits, Reporter, SharedHistories};
+use engine::search::{Bound, Limits, Reporter, RootRecord, SearchMemory, SharedHistories};
 use engine::tt::TranspositionTable;
+use parking_lot::Mutex;
 use std::sync::Arc;
 
 pub struct Engine {
@@ -16,6 +18,9 @@ pub struct Engine {
     tt: Arc<TranspositionTable>,
     /// The histories every thread reads and teaches, kept between moves and saved with the table.
     learned: SharedHistories,
+    /// What the last completed iteration of each recent root's search found, most recent
+    /// first: where an analysis of the root resumes. Cleared with the table.
+    roots: Arc<Mutex<Vec<RootRecord>>>,
     tb: Option<TbSettings>,
     /// Brings a new or cleared table into memory off the search's clock.
     pages: Option<PageToucher>,
@@ -27,7 +32,7 @@ impl Engine {
         let pool = Pool::new(threads, learned.clone());
         let tt = Arc::new(TranspositionTable::new(hash_mb));
         let pages = PageToucher::start(&tt, &pool.nodes_in_use());
-        Engine { pool, tt, learned, tb: None, pages }
+        Engine { pool, tt, learned, roots: Arc::default(), tb: None, pages }
     }
 
     /// The threads: their count, placement, stop and ponderhit.
@@ -52,6 +57,32 @@ impl Engine {
         self.pool.wait();
         self.tt.new_search();
         self.tt.set_keep_deeper(limits.resume);
+        let key = board.position().key();
+        let mut limits = limits;
+        if limits.resume {
+            limits.resume_from = self.roots.lock().iter().find(|r| r.key == key).cloned();
+        }
+        // A search of every root move is remembered for its root (before the answer, so that
+        // the next `go` finds it).
+        let on_done: OnDone = if limits.search_moves.is_empty() {
+            let roots = Arc::clone(&self.roots);
+            Box::new(move |result, ended| {
+                if result.depth > 0 && !result.pv.is_empty() {
+                    let bound = if result.bound == Bound::Exact { Bound::Exact } else { Bound::Lower };
+                    let record = RootRecord {
+                        key,
+                        depth: result.depth,
+                        score: result.score,
+                        bound,
+                        pv: result.pv.clone(),
+                    };
+                    SearchMemory::remember(&mut roots.lock(), record);
+                }
+                on_done(result, ended)
+            })
+        } else {
+            on_done
+        };
         let table = Arc::clone(&self.tt);
         let search = Search { board, limits, ponder, infinite, table, tablebases: self.tb.clone() };
         self.pool.go(search, reporter, on_done);
@@ -88,6 +119,7 @@ impl Engine {
         }
         // Free the old table first when possible, so resizing needs no room for both.
         self.pages = None;
+        self.roots.lock().clear();
         self.tt = Arc::new(TranspositionTable::new(1));
         let result = match TranspositionTable::try_new(mb) {
             Some(table) => {
@@ -114,10 +146,16 @@ impl Engine {
     /// Save the table to `path` (between searches). Returns what to tell the user.
     pub fn save_hash(&mut self, path: &std::path::Path) -> Result<String, String> {
         self.pool.wait();
-        let bytes = self.tt.save(path, &self.learned.to_bytes())?;
+        let memory = SearchMemory {
+            shared: self.learned.to_bytes(),
+            threads: self.pool.own_histories(),
+            roots: self.roots.lock().clone(),
+        };
+        let bytes = self.tt.save(path, &memory.to_bytes())?;
         Ok(format!(
-            "saved the hash ({} MB) and the search's histories, {bytes} bytes, to '{}'",
+            "saved the hash ({} MB), the search's histories and {}, {bytes} bytes, to '{}'",
             self.tt.size_mb(),
+            searched_roots(memory.roots.len()),
             path.display()
         ))
     }
@@ -170,13 +208,23 @@ impl Engine {
         } else {
             histories = self.tt.load(path, file)?;
         }
+        // Checked with the file: loading them cannot fail.
         let what = match histories {
-            // Checked with the file: loading them cannot fail.
-            Some(bytes) => match self.learned.load_bytes(&bytes) {
-                Ok(()) => " and the search's histories",
-                Err(_) => "",
-            },
-            None => " (a version 1 file: no histories)",
+            Some(memory) => {
+                let learned = memory.shared.is_empty() || self.learned.load_bytes(&memory.shared).is_ok();
+                let roots = memory.roots.len();
+                self.pool.set_own_histories(memory.threads);
+                *self.roots.lock() = memory.roots;
+                match (learned, file.version) {
+                    (true, 2) => " and the search's shared histories (a version 2 file)".to_string(),
+                    (true, _) => format!(", the search's histories and {}", searched_roots(roots)),
+                    (false, _) => String::new(),
+                }
+            }
+            None => {
+                self.roots.lock().clear();
+                " (a version 1 file: no histories)".to_string()
+            }
         };
         let resized = if old_mb == self.tt.size_mb() {
             String::new()
@@ -215,10 +263,15 @@ impl Engine {
     /// Clear only the table (`Clear Hash`).
     pub fn clear_hash(&mut self) {
         self.pool.wait();
+        self.roots.lock().clear();
         self.pages = None;
         self.tt.clear(self.pool.threads());
         self.pages = PageToucher::start(&self.tt, &self.pool.nodes_in_use());
     }
+}
+
+fn searched_roots(count: usize) -> String {
+    format!("{count} searched root{}", if count == 1 { "" } else { "s" })
 }
 
 impl Drop for Engine {
@@ -273,6 +326,47 @@ mod tests {
         let result = rx.recv_timeout(Duration::from_secs(30)).expect("a bestmove");
         engine.pool().wait();
         result
+    }
+
+    #[test]
+    fn a_table_file_brings_back_every_threads_own_histories_and_the_roots_searched() {
+        let path = std::env::temp_dir().join(format!("lazuli-engine-memory-{}.lzh", std::process::id()));
+        let mut engine = Engine::new(2, 4);
+        search_to_depth(&mut engine, "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP2BPPP/R2QKB1R w KQ - 0 8", 9);
+        let own = engine.pool_mut().own_histories();
+        assert_eq!(own.len(), 2);
+        assert!(own.iter().all(|h| h.iter().any(|&b| b != 0)), "both threads learned");
+        let roots = engine.roots.lock().clone();
+        assert_eq!((roots.len(), roots[0].depth, roots[0].bound), (1, 9, Bound::Exact));
+        engine.save_hash(&path).expect("saved");
+
+        // Three threads take the two saved ones in turn.
+        let mut other = Engine::new(3, 4);
+        let said = other.load_hash(&path, 16).expect("loaded");
+        assert!(said.contains("the search's histories and 1 searched root"), "{said}");
+        assert_eq!(other.pool_mut().own_histories(), vec![own[0].clone(), own[1].clone(), own[0].clone()]);
+        assert_eq!(*other.roots.lock(), roots);
+        // A search restricted to some moves is not remembered; a cleared table forgets the roots.
+        let board = Board::new(Position::startpos());
+        let (tx, rx) = channel();
+        let only = Limits {
+            search_moves: vec![engine::movegen::legal_moves(board.position()).get(0)],
+            ..Limits::depth(5)
+        };
+        other.go(
+            board,
+            only,
+            false,
+            false,
+            Box::new(SilentReporter),
+            Box::new(move |r, _| tx.send(r).unwrap()),
+        );
+        rx.recv_timeout(Duration::from_secs(30)).expect("a bestmove");
+        other.pool().wait();
+        assert_eq!(*other.roots.lock(), roots);
+        other.clear(false);
+        assert!(other.roots.lock().is_empty());
+        let _ = std::fs::remove_file(path);
     }
 
     #[test]

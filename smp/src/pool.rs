@@ -218,6 +218,32 @@ impl Pool {
         self.wait();
     }
 
+    /// Each thread's own histories, in thread order (waits for a running search to end).
+    pub fn own_histories(&mut self) -> Vec<Vec<u8>> {
+        self.wait();
+        let list = Arc::new(parking_lot::Mutex::new(vec![Vec::new(); self.threads()]));
+        for slot in &self.shared.slots[..self.threads.len()] {
+            slot.give(Task::Export(Arc::clone(&list)));
+        }
+        self.wait();
+        let taken = std::mem::take(&mut *list.lock());
+        taken
+    }
+
+    /// Gives the threads their own histories from `list` (`own_histories`' order; a shorter
+    /// list is reused from its start). An empty list changes nothing.
+    pub fn set_own_histories(&mut self, list: Vec<Vec<u8>>) {
+        self.wait();
+        if list.is_empty() {
+            return;
+        }
+        let list = Arc::new(list);
+        for slot in &self.shared.slots[..self.threads.len()] {
+            slot.give(Task::Import(Arc::clone(&list)));
+        }
+        self.wait();
+    }
+
     /// Start searching. Returns at once; `on_done` receives the result when all threads have
     /// stopped. With `infinite` or `ponder`, the search does not end by itself before `stop`
     /// (or, when pondering, `ponderhit` after the limits are reached).

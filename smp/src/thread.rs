@@ -66,6 +66,11 @@ pub(crate) enum Task {
     Search(Arc<SearchJob>, Option<MainJob>),
     /// A new game: forget this thread's own histories.
     Clear,
+    /// Copy this thread's own histories into its place in the list (for a hash file).
+    Export(Arc<Mutex<Vec<Vec<u8>>>>),
+    /// Take this thread's own histories from the list (from a hash file): thread `i` takes
+    /// entry `i` modulo its length, so a file saved with fewer threads fills every thread.
+    Import(Arc<Vec<Vec<u8>>>),
     Exit,
 }
 
@@ -238,6 +243,17 @@ pub(crate) fn run(index: usize, shared: Arc<Shared>, setup: SearcherSetup) {
                 searcher.clear_own();
                 None
             }
+            Task::Export(list) => {
+                list.lock()[index] = searcher.own_histories();
+                None
+            }
+            Task::Import(list) => {
+                if let Some(own) = list.get(index % list.len().max(1)) {
+                    // Checked with the file: a refusal leaves the thread's own as they were.
+                    let _ = searcher.load_own_histories(own);
+                }
+                None
+            }
             Task::Search(job, main) => {
                 searcher.set_variation(job.policy.variation(index));
                 let limits = if main.is_some() { job.limits.clone() } else { helper_limits(&job.limits) };
@@ -331,6 +347,7 @@ pub(crate) fn fallback_answer(board: &Board, search_moves: &[Move]) -> SearchRes
             .unwrap_or(Move::NULL),
         ponder_move: Move::NULL,
         score: 0,
+        bound: engine::search::Bound::Exact,
         depth: 0,
         nodes: 0,
         pv: Vec::new(),

@@ -119,7 +119,15 @@ mod tests {
 
     fn result(from: u8, score: i32, depth: i32) -> Option<SearchResult> {
         let mv = Move::new(Square::new(from), Square::new(from + 8), Move::QUIET);
-        Some(SearchResult { best_move: mv, ponder_move: Move::NULL, score, depth, nodes: 0, pv: vec![mv] })
+        Some(SearchResult {
+            best_move: mv,
+            ponder_move: Move::NULL,
+            score,
+            bound: engine::search::Bound::Exact,
+            depth,
+            nodes: 0,
+            pv: vec![mv],
+        })
     }
 
     #[test]

@@ -45,7 +45,9 @@ fn an_analysis_resumes_at_the_tables_depth_and_a_game_does_not() {
 
     let again = analyse_to(&mut engine, 13);
     let start = resumed_at(&again).unwrap_or_else(|| panic!("no resume: {again:?}"));
-    assert!(start >= 12, "{again:?}");
+    // At the depth the first analysis completed (not one its interrupted iteration reached).
+    assert_eq!(start, *depths(&first).iter().max().unwrap(), "{again:?}");
+    assert!(again.iter().any(|l| l.ends_with("the depth the last search of this position completed")));
     // Every depth reported is one completed now, from the resumed depth on.
     let reported = depths(&again);
     assert!(reported[0] >= start && reported.windows(2).all(|w| w[0] <= w[1]), "{again:?}");
@@ -103,17 +105,20 @@ fn a_loaded_table_resumes_the_analysis_in_a_new_process() {
     first.send(&format!("setoption name Hash File value {}", file.display()));
     first.send("setoption name Save Hash");
     let saved = first.sync();
-    assert!(saved[0].contains("and the search's histories"), "{saved:?}");
+    assert!(saved[0].contains(", the search's histories and 1 searched root,"), "{saved:?}");
     drop(first);
 
     let mut second = Engine::start();
     second.send(&format!("setoption name Hash File value {}", file.display()));
     second.send("setoption name Load Hash");
     let loaded = second.sync();
-    assert!(loaded[0].contains("loaded the hash (32 MB) and the search's histories"), "{loaded:?}");
+    assert!(
+        loaded[0].contains("loaded the hash (32 MB), the search's histories and 1 searched root"),
+        "{loaded:?}"
+    );
     let again = analyse_to(&mut second, deepest);
     let start = resumed_at(&again).unwrap_or_else(|| panic!("no resume: {again:?}"));
-    assert!(start >= 13, "{again:?}");
+    assert_eq!(start, deepest, "the depth the first analysis completed: {again:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

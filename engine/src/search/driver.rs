@@ -18,6 +18,9 @@ pub struct SearchResult {
     /// A legal reply to `best_move`, or `Move::NULL`.
     pub ponder_move: Move,
     pub score: i32,
+    /// `Exact` when the score is the last completed iteration's; `Lower` when a move the
+    /// interrupted next iteration found better replaced its move.
+    pub bound: Bound,
     /// The last completed depth.
     pub depth: i32,
     pub nodes: u64,
@@ -86,6 +89,7 @@ impl Searcher {
                 best_move: Move::NULL,
                 ponder_move: Move::NULL,
                 score,
+                bound: Bound::Exact,
                 depth: 0,
                 nodes: 0,
                 pv: vec![],
@@ -97,6 +101,7 @@ impl Searcher {
             best_move: fallback,
             ponder_move: Move::NULL,
             score: 0,
+            bound: Bound::Exact,
             depth: 0,
             nodes: 0,
             pv: vec![fallback],
@@ -107,12 +112,11 @@ impl Searcher {
         let mut stability = 0;
         let mut previous_score = 0;
         let first_depth = match self.resumable_depth(&root, limits, ctx) {
-            Some((depth, score)) => {
+            Some((depth, score, source)) => {
                 previous_scores.fill(score);
                 previous_score = score;
                 if let Some(reporter) = reporter {
-                    reporter
-                        .note(&format!("resuming the analysis at depth {depth}, the depth the table holds"));
+                    reporter.note(&format!("resuming the analysis at depth {depth}, {source}"));
                 }
                 depth.min(max_depth)
             }
@@ -140,6 +144,7 @@ impl Searcher {
                         result.best_move = best;
                         result.pv = pv;
                         result.score = best_score;
+                        result.bound = Bound::Lower;
                     }
                     break;
                 }
@@ -160,6 +165,7 @@ impl Searcher {
             }
             result.best_move = pv[0];
             result.score = score;
+            result.bound = Bound::Exact;
             result.depth = depth;
             result.pv = pv;
             if let Some(reporter) = reporter {
@@ -182,24 +188,34 @@ impl Searcher {
         result
     }
 
-    /// Where an analysis can start instead of depth 1, and the score to centre its window on:
-    /// the depth of the table's entry for the root (exact, or the bound an interrupted
-    /// iteration left), when its move is one this search may play and the position is not one
-    /// the tablebases decided.
+    /// Where an analysis can start instead of depth 1, the score to centre its window on, and
+    /// where they come from. The table must hold the root (exact, or the bound an interrupted
+    /// iteration left) with a move this search may play, and the tablebases must not have
+    /// decided the position. The depth is the one an earlier search of the root completed
+    /// (`limits.resume_from`), or else the table entry's; an entry an interrupted iteration
+    /// left is deeper than what was completed, and would start the search at that iteration.
     fn resumable_depth(
         &self,
         root: &crate::board::Position,
         limits: &Limits,
         ctx: &SharedState<'_>,
-    ) -> Option<(i32, i32)> {
+    ) -> Option<(i32, i32, &'static str)> {
         if !limits.resume || self.root_tb.is_some() {
             return None;
         }
         let entry = ctx.tt.probe(root.key(), 0, root.halfmove_clock())?;
-        let usable = entry.bound != crate::tt::BOUND_NONE
-            && entry.depth >= RESUME_MIN_DEPTH
-            && self.root_moves.iter().any(|r| r.mv == entry.mv);
-        usable.then_some((entry.depth, entry.score))
+        let playable = |mv: Move| self.root_moves.iter().any(|r| r.mv == mv);
+        if entry.bound == crate::tt::BOUND_NONE || entry.depth < RESUME_MIN_DEPTH || !playable(entry.mv) {
+            return None;
+        }
+        match limits.resume_from.as_ref().filter(|r| r.key == root.key()) {
+            Some(record)
+                if record.depth >= RESUME_MIN_DEPTH && record.pv.first().is_some_and(|&m| playable(m)) =>
+            {
+                Some((record.depth, record.score, "the depth the last search of this position completed"))
+            }
+            _ => Some((entry.depth, entry.score, "the depth the table holds")),
+        }
     }
 
     /// One root search at `depth`, widening the window around `previous` until the score falls

@@ -143,6 +143,47 @@ impl Histories {
         self.counter_moves = [[Move::NULL; 64]; 12];
     }
 
+    /// Bytes of `write_own`: the butterfly and capture histories (i16 each), then the counter
+    /// moves (u16 each), little-endian.
+    pub const OWN_BYTES: usize = (2 * 64 * 64 + 12 * 64 * 6 + 12 * 64) * 2;
+    const OWN_VALUES: usize = 2 * 64 * 64 + 12 * 64 * 6;
+
+    /// This thread's own tables, for a hash file (the continuation history is its owner's).
+    pub fn write_own(&self, out: &mut Vec<u8>) {
+        let values = self.butterfly.iter().flatten().chain(self.capture.iter().flatten().flatten());
+        out.extend(values.flat_map(|v| v.to_le_bytes()));
+        out.extend(self.counter_moves.iter().flatten().flat_map(|m| m.raw().to_le_bytes()));
+    }
+
+    /// Whether `bytes` could have come from `write_own`: the length, and every history value
+    /// within what the updates keep (any counter move is safe: the move picker checks it).
+    pub fn check_own(bytes: &[u8]) -> Result<(), String> {
+        if bytes.len() != Self::OWN_BYTES {
+            return Err(format!(
+                "a thread's histories of {} bytes, expected {}",
+                bytes.len(),
+                Self::OWN_BYTES
+            ));
+        }
+        let values = bytes[..Self::OWN_VALUES * 2].chunks_exact(2).map(|b| i16::from_le_bytes([b[0], b[1]]));
+        match values.into_iter().find(|v| i32::from(*v).abs() > HISTORY_MAX) {
+            Some(v) => Err(format!("a thread's history value {v}")),
+            None => Ok(()),
+        }
+    }
+
+    /// Replaces this thread's own tables with `bytes`, which `check_own` accepted.
+    pub fn read_own(&mut self, bytes: &[u8]) {
+        let mut words = bytes.chunks_exact(2).map(|b| u16::from_le_bytes([b[0], b[1]]));
+        let values = self.butterfly.iter_mut().flatten().chain(self.capture.iter_mut().flatten().flatten());
+        for (value, word) in values.zip(&mut words) {
+            *value = word as i16;
+        }
+        for (mv, word) in self.counter_moves.iter_mut().flatten().zip(words) {
+            *mv = Move::from_raw(word);
+        }
+    }
+
     /// The continuation history these histories read and teach.
     pub fn continuation_table(&self) -> &Arc<ContinuationHistory> {
         &self.continuation
@@ -217,6 +258,7 @@ impl Histories {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::board::Square;
 
     #[test]
     fn gravity_keeps_values_bounded() {
@@ -229,5 +271,36 @@ mod tests {
             apply(&mut entry, -HISTORY_BONUS_MAX());
         }
         assert!(entry as i32 >= -HISTORY_MAX && entry < -15_000);
+    }
+
+    #[test]
+    fn a_threads_own_histories_come_back_from_their_bytes_and_bad_values_are_refused() {
+        let mut h = Histories::new();
+        let (a, b) =
+            (Move::new(Square::new(12), Square::new(28), 0), Move::new(Square::new(1), Square::new(18), 0));
+        h.update_butterfly(Color::Black, a, 900);
+        h.update_capture(Piece::new(Color::White, PieceType::Knight), b, PieceType::Rook, -700);
+        h.set_counter_move(Some(ContKey { piece: Piece::new(Color::Black, PieceType::Queen), to: 9 }), b);
+        let mut bytes = Vec::new();
+        h.write_own(&mut bytes);
+        assert_eq!(bytes.len(), Histories::OWN_BYTES);
+        assert_eq!(Histories::check_own(&bytes), Ok(()));
+        let mut back = Histories::new();
+        back.read_own(&bytes);
+        assert_eq!(back.butterfly(Color::Black, a), h.butterfly(Color::Black, a));
+        assert_ne!(back.butterfly(Color::Black, a), 0);
+        let knight = Piece::new(Color::White, PieceType::Knight);
+        assert_eq!(back.capture(knight, b, PieceType::Rook), h.capture(knight, b, PieceType::Rook));
+        assert_ne!(back.capture(knight, b, PieceType::Rook), 0);
+        let key = Some(ContKey { piece: Piece::new(Color::Black, PieceType::Queen), to: 9 });
+        assert_eq!(back.counter_move(key), b);
+        let mut written = Vec::new();
+        back.write_own(&mut written);
+        assert_eq!(written, bytes);
+        // A value no update makes, and a short section, are refused.
+        let mut bad = bytes.clone();
+        bad[2..4].copy_from_slice(&i16::MAX.to_le_bytes());
+        assert!(Histories::check_own(&bad).is_err());
+        assert!(Histories::check_own(&bytes[1..]).is_err());
     }
 }

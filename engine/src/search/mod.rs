@@ -20,6 +20,7 @@ pub mod picker;
 mod probcut;
 mod qsearch;
 pub mod score;
+mod search_memory;
 #[cfg(test)]
 mod test_probe;
 pub mod time;
@@ -38,6 +39,7 @@ use std::time::{Duration, Instant};
 
 pub use correction::CorrectionHistory;
 pub use driver::SearchResult;
+pub use search_memory::{RootRecord, SearchMemory};
 pub use variation::Variation;
 
 /// What the threads of a pool learn together: the correction history and the continuation
@@ -121,8 +123,12 @@ pub struct Limits {
     /// to its opponent): positive values make the engine avoid draws, negative seek them.
     pub contempt: i32,
     /// An analysis: when the table holds the root from an earlier search (of this process or
-    /// a loaded file), iterative deepening starts at that entry's depth instead of 1.
+    /// a loaded file), iterative deepening starts at that entry's depth instead of 1, or at the
+    /// depth `resume_from` completed.
     pub resume: bool,
+    /// What the last completed iteration of an earlier search of this root found (its owner
+    /// remembers them, and a hash file carries them).
+    pub resume_from: Option<RootRecord>,
 }
 
 impl Default for Limits {
@@ -142,6 +148,7 @@ impl Default for Limits {
             multipv: 1,
             contempt: 0,
             resume: false,
+            resume_from: None,
         }
     }
 }
@@ -385,6 +392,21 @@ impl Searcher {
     pub fn clear_own(&mut self) {
         self.hist.clear_own();
         self.pawn_cache.clear();
+    }
+
+    /// This thread's own histories, for a hash file (`Histories::write_own`).
+    pub fn own_histories(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(Histories::OWN_BYTES);
+        self.hist.write_own(&mut out);
+        out
+    }
+
+    /// Takes `bytes` (from `own_histories`) as this thread's own histories, if they pass
+    /// `Histories::check_own`.
+    pub fn load_own_histories(&mut self, bytes: &[u8]) -> Result<(), String> {
+        Histories::check_own(bytes)?;
+        self.hist.read_own(bytes);
+        Ok(())
     }
 
     #[inline]

@@ -4,22 +4,22 @@
 //! | offset | size | field |
 //! | --- | --- | --- |
 //! | 0 | 4 | magic `LZTT` |
-//! | 4 | 4 | u32 version, 2 (1: without the fingerprints and the histories) |
+//! | 4 | 4 | u32 version, 3 (2: only the shared histories; 1: without the fingerprints and the histories) |
 //! | 8 | 4 | u32 bytes per bucket, 64 |
 //! | 12 | 4 | u32 entries per bucket, 6 |
 //! | 16 | 8 | u64 bucket count |
 //! | 24 | 1 | u8 generation, then 7 zero bytes |
 //! | 32 | 8 | u64 checksum of everything after the header |
-//! | 40 | 8 | u64 fingerprint of what an entry means: the Zobrist keys, the score constants, the move and entry encodings (version 2) |
-//! | 48 | 8 | u64 the evaluation the scores come from: the network's hash, or a hash of the hand-crafted parameters (version 2) |
+//! | 40 | 8 | u64 fingerprint of what an entry means: the Zobrist keys, the score constants, the move and entry encodings (version 2 on) |
+//! | 48 | 8 | u64 the evaluation the scores come from: the network's hash, or a hash of the hand-crafted parameters (version 2 on) |
 //! | 56 (40 in version 1) | 64 per bucket | the six entry words (u64), the six evaluations (u16), 4 zero bytes |
-//! | after the buckets | 8 | u64 length of the histories (version 2) |
-//! | then | that length | what the search's shared histories learned (`SharedHistories::to_bytes`: continuation, then correction history), or nothing |
+//! | after the buckets | 8 | u64 length of the search's memory (version 2 on) |
+//! | then | that length | version 3: `SearchMemory::to_bytes` (the shared histories, each thread's own, and each recent root's last completed iteration; its own module gives the layout); version 2: the shared histories alone (`SharedHistories::to_bytes`) or nothing |
 //!
-//! The checksum covers the buckets and, in version 2, the histories' length and bytes. A file
+//! The checksum covers the buckets and, from version 2, the memory's length and bytes. A file
 //! whose fingerprint or evaluation differs from this engine's is refused: its keys would find
-//! nothing or the wrong entries, its scores would come from another evaluation. A version 1
-//! file, written before the fingerprints and the histories, still loads its table.
+//! nothing or the wrong entries, its scores would come from another evaluation. Older files
+//! still load: version 2 its table and shared histories, version 1 its table.
 //!
 //! A save goes to a temporary file beside the target that is renamed over it only once it is
 //! complete, so an interrupted save never leaves a damaged file under the real name. A load
@@ -30,13 +30,16 @@
 use super::{Bucket, TranspositionTable, TtEntry, ENTRIES_PER_BUCKET};
 use crate::board::Move;
 use crate::search::score::{INFINITY, MATE, MATE_BOUND, MAX_PLY, PLY_DEPENDENT_BOUND, TB_WIN};
-use crate::search::SharedHistories;
+use crate::search::{SearchMemory, SharedHistories};
 use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 
 const MAGIC: &[u8; 4] = b"LZTT";
-const VERSION: u32 = 2;
+const VERSION: u32 = 3;
+/// More than any search memory a build writes (each thread's own histories take 27 KB): a
+/// larger section is a damaged file, not something to allocate.
+const MAX_MEMORY_BYTES: u64 = 256 << 20;
 /// The header of version 1, which version 2 extends by the two fingerprints.
 const HEADER_BYTES_V1: u64 = 40;
 const HEADER_BYTES: u64 = 56;
@@ -55,7 +58,7 @@ pub struct TableFile {
     pub generation: u8,
     checksum: u64,
     pub version: u32,
-    /// Bytes of the histories section (0 in version 1).
+    /// Bytes of the search memory's section (0 in version 1).
     pub history_bytes: u64,
     /// The entry fingerprint and the evaluation (version 2).
     meaning: Option<(u64, u64)>,
@@ -189,8 +192,8 @@ fn invalid_entry(bytes: &[u8]) -> Option<String> {
 }
 
 impl TranspositionTable {
-    /// Writes the table and `histories` to `writer` in the file format above (`writer` must be
-    /// at its start).
+    /// Writes the table and `histories` (`SearchMemory::to_bytes`) to `writer` in the file
+    /// format above (`writer` must be at its start).
     pub fn save_to(&self, writer: &mut (impl Write + Seek), histories: &[u8]) -> std::io::Result<()> {
         let mut header = Vec::with_capacity(HEADER_BYTES as usize);
         header.extend_from_slice(MAGIC);
@@ -277,7 +280,7 @@ impl TranspositionTable {
             return Err(fail("the checksum does not match: the file is corrupt".to_string()));
         }
         if let Some(histories) = &histories {
-            SharedHistories::check_bytes(histories).map_err(|e| fail(format!("{e}: the file is damaged")))?;
+            parse_memory(histories, header.version).map_err(|e| fail(format!("{e}: the file is damaged")))?;
         }
         // The checksum finds accidents; a file written by something else can still hold
         // entries no search makes (a score beyond a mate would loop the aspiration windows).
@@ -288,9 +291,10 @@ impl TranspositionTable {
     }
 
     /// Loads a file that `check_file` accepted into this table, which must have the file's
-    /// bucket count, and returns the histories it holds (none in a version 1 file). If the
-    /// file changed since it was checked, the table is cleared and the error says so.
-    pub fn load(&self, path: &Path, expected: &TableFile) -> Result<Option<Vec<u8>>, String> {
+    /// bucket count, and returns the search memory it holds (none in a version 1 file or an
+    /// empty section). If the file changed since it was checked, the table is cleared and the
+    /// error says so.
+    pub fn load(&self, path: &Path, expected: &TableFile) -> Result<Option<SearchMemory>, String> {
         let fail = |what: String| format!("cannot load the hash from '{}': {what}", path.display());
         if expected.buckets != self.buckets.len() as u64 {
             return Err(fail(format!(
@@ -299,7 +303,7 @@ impl TranspositionTable {
                 self.buckets.len()
             )));
         }
-        let loaded = (|| -> Result<Option<Vec<u8>>, String> {
+        let loaded = (|| -> Result<Option<SearchMemory>, String> {
             let file = crate::files::open_regular(path).map_err(|e| e.to_string())?;
             let length = file.metadata().map_err(|e| e.to_string())?.len();
             let mut reader = BufReader::with_capacity(1 << 20, file);
@@ -325,7 +329,7 @@ impl TranspositionTable {
             // overwritten by the shallow results of the first iterations.
             let behind = (expected.generation + super::GENERATION_CYCLE - 1) % super::GENERATION_CYCLE;
             self.generation.store(behind, Ordering::Relaxed);
-            Ok(histories)
+            histories.map(|bytes| parse_memory(&bytes, expected.version)).transpose()
         })();
         loaded.map_err(|e| {
             self.clear(1);
@@ -405,9 +409,9 @@ fn read_header(reader: &mut impl Read, length: u64) -> Result<TableFile, String>
     Ok(TableFile { buckets, generation, checksum, version, history_bytes, meaning })
 }
 
-/// The histories after the buckets: their length (which must match the header's count, and
-/// this build's size unless empty) and bytes, added to `checksum`. `None` for a version 1 file
-/// or an empty section.
+/// The search memory after the buckets: its length (which must match the header's count; in
+/// version 2, the shared histories' size unless empty) and bytes, added to `checksum`. `None`
+/// for a version 1 file or an empty section.
 fn read_histories(
     reader: &mut impl Read,
     file: &TableFile,
@@ -425,17 +429,29 @@ fn read_histories(
     if file.history_bytes == 0 {
         return Ok(None);
     }
-    if file.history_bytes != SharedHistories::BYTES as u64 {
+    if file.version == 2 && file.history_bytes != SharedHistories::BYTES as u64 {
         return Err(format!(
             "it holds {} bytes of histories, this build keeps {}",
             file.history_bytes,
             SharedHistories::BYTES
         ));
     }
-    let mut bytes = vec![0u8; SharedHistories::BYTES];
+    if file.history_bytes > MAX_MEMORY_BYTES {
+        return Err(format!("it announces {} bytes of search memory: it is damaged", file.history_bytes));
+    }
+    let mut bytes = vec![0u8; file.history_bytes as usize];
     reader.read_exact(&mut bytes).map_err(|e| e.to_string())?;
     checksum.add_tail(&bytes);
     Ok(Some(bytes))
+}
+
+/// The search memory of a file of `version` (2: the shared histories alone).
+fn parse_memory(bytes: &[u8], version: u32) -> Result<SearchMemory, String> {
+    if version == 2 {
+        SharedHistories::check_bytes(bytes)?;
+        return Ok(SearchMemory { shared: bytes.to_vec(), ..SearchMemory::default() });
+    }
+    SearchMemory::from_bytes(bytes)
 }
 
 /// Writes a file at `path` through `write` into a temporary file beside it, renamed over `path`

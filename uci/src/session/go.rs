@@ -191,6 +191,8 @@ impl Session {
             resume: !params.ponder
                 && (params.infinite
                     || (self.analyse_mode && clock.time.is_none() && clock.move_time.is_none())),
+            // The engine finds what an earlier search of the root completed.
+            resume_from: None,
         }
     }
 }

@@ -1,6 +1,8 @@
 use super::super::{TranspositionTable, BOUND_EXACT, BOUND_LOWER};
 use super::*;
 use crate::board::{Move, Square};
+use crate::search::history::Histories;
+use crate::search::{Bound, RootRecord};
 use std::io::Cursor;
 
 fn temp(name: &str) -> PathBuf {
@@ -38,6 +40,22 @@ fn learned() -> SharedHistories {
     histories
 }
 
+/// A search memory with something in every part: the shared histories, two threads' own, and
+/// two roots.
+fn memory() -> SearchMemory {
+    let mut searcher = crate::search::Searcher::new();
+    let mut own = searcher.own_histories();
+    own[6] = 77;
+    searcher.load_own_histories(&own).expect("in range");
+    let pv = vec![Move::from_raw(0x0310), Move::from_raw(0x0d34)];
+    let root = |key, depth| RootRecord { key, depth, score: 41, bound: Bound::Exact, pv: pv.clone() };
+    SearchMemory {
+        shared: learned().to_bytes(),
+        threads: vec![searcher.own_histories(), own],
+        roots: vec![root(0x1234_5678_9abc_def0, 24), root(7, 9)],
+    }
+}
+
 fn raw(tt: &TranspositionTable) -> Vec<u8> {
     let mut out = vec![0; tt.buckets.len() * BUCKET_BYTES];
     for (bucket, bytes) in tt.buckets.iter().zip(out.chunks_exact_mut(BUCKET_BYTES)) {
@@ -48,7 +66,7 @@ fn raw(tt: &TranspositionTable) -> Vec<u8> {
 
 fn saved_bytes(tt: &TranspositionTable) -> Vec<u8> {
     let mut file = Cursor::new(Vec::new());
-    tt.save_to(&mut file, &learned().to_bytes()).expect("in memory");
+    tt.save_to(&mut file, &memory().to_bytes()).expect("in memory");
     file.into_inner()
 }
 
@@ -117,10 +135,10 @@ fn every_bad_file_is_refused_with_its_reason_and_the_table_is_kept() {
             "version",
             {
                 let mut b = good.clone();
-                b[4] = 3;
+                b[4] = 4;
                 b
             },
-            "version 3",
+            "version 4",
         ),
         (
             "layout",
@@ -169,7 +187,7 @@ fn with_entry(good: &[u8], score: i32, eval: i32, depth: i32) -> Vec<u8> {
 fn with_checksum(mut bytes: Vec<u8>) -> Vec<u8> {
     let version = u32::from_le_bytes(bytes[4..8].try_into().unwrap());
     let mut checksum = Checksum::new();
-    checksum.add(&bytes[header_len(version) as usize..]);
+    checksum.add_tail(&bytes[header_len(version) as usize..]);
     bytes[32..40].copy_from_slice(&checksum.0.to_le_bytes());
     bytes
 }
@@ -257,28 +275,35 @@ fn a_file_of_another_size_is_loaded_only_into_a_table_of_its_size() {
 }
 
 #[test]
-fn the_histories_come_back_with_the_table_and_a_version_1_file_loads_without_them() {
+fn the_search_memory_comes_back_with_the_table_and_older_files_load_what_they_hold() {
     let (tt, keys) = filled_table();
-    let histories = learned();
+    let memory = memory();
     let path = temp("histories.lzh");
-    tt.save(&path, &histories.to_bytes()).expect("saved");
+    tt.save(&path, &memory.to_bytes()).expect("saved");
     let header = TranspositionTable::check_file(&path).expect("a good file");
-    assert_eq!((header.version, header.history_bytes), (2, SharedHistories::BYTES as u64));
+    assert_eq!((header.version, header.history_bytes), (3, memory.to_bytes().len() as u64));
     let loaded = TranspositionTable::try_with_buckets(header.buckets).unwrap();
-    let bytes = loaded.load(&path, &header).expect("loaded").expect("histories");
-    assert!(bytes == histories.to_bytes());
+    let back = loaded.load(&path, &header).expect("loaded").expect("the memory");
+    assert_eq!(back, memory);
     let fresh = SharedHistories::new();
-    fresh.load_bytes(&bytes).unwrap();
-    assert!(fresh.to_bytes() == histories.to_bytes());
+    fresh.load_bytes(&back.shared).unwrap();
     assert!(fresh.continuation.learned() > 1000 && fresh.correction.learned() > 1000);
-
-    // The same table as version 1 wrote it (no fingerprints, no histories): every entry loads.
     let good = std::fs::read(&path).unwrap();
-    let mut v1 = [
-        &good[..HEADER_BYTES_V1 as usize],
-        &good[HEADER_BYTES as usize..good.len() - 8 - SharedHistories::BYTES],
-    ]
-    .concat();
+    let buckets_end = good.len() - 8 - memory.to_bytes().len();
+
+    // Version 2 wrote the shared histories alone: they load, with no threads' own or roots.
+    let mut v2 =
+        [&good[..buckets_end], &(SharedHistories::BYTES as u64).to_le_bytes(), &memory.shared[..]].concat();
+    v2[4] = 2;
+    std::fs::write(&path, with_checksum(v2)).unwrap();
+    let header = TranspositionTable::check_file(&path).expect("a version 2 file");
+    assert_eq!((header.version, header.history_bytes), (2, SharedHistories::BYTES as u64));
+    let old = TranspositionTable::try_with_buckets(header.buckets).unwrap();
+    let back = old.load(&path, &header).expect("loaded").expect("the shared histories");
+    assert_eq!(back, SearchMemory { shared: memory.shared.clone(), ..SearchMemory::default() });
+
+    // Version 1 (no fingerprints, no histories): every entry loads.
+    let mut v1 = [&good[..HEADER_BYTES_V1 as usize], &good[HEADER_BYTES as usize..buckets_end]].concat();
     v1[4] = 1;
     std::fs::write(&path, with_checksum(v1)).unwrap();
     let header = TranspositionTable::check_file(&path).expect("a version 1 file");
@@ -289,13 +314,17 @@ fn the_histories_come_back_with_the_table_and_a_version_1_file_loads_without_the
         assert_eq!(old.probe(key, 0, 0), tt.probe(key, 0, 0));
     }
 
-    // Histories no search writes are refused, with the table kept.
-    let mut bad = good.clone();
-    let at = good.len() - SharedHistories::BYTES;
-    bad[at..at + 2].copy_from_slice(&20_000i16.to_le_bytes());
-    std::fs::write(&path, with_checksum(bad)).unwrap();
-    let error = TranspositionTable::check_file(&path).expect_err("a value out of range");
-    assert!(error.contains("continuation history value 20000"), "{error}");
+    // Histories no search writes are refused, with the table kept: shared, then a thread's own.
+    for (at, what) in [
+        (buckets_end + 16, "continuation history value 20000"),
+        (good.len() - 2 * 22 - 4 - Histories::OWN_BYTES + 10, "a thread's history value 20000"),
+    ] {
+        let mut bad = good.clone();
+        bad[at..at + 2].copy_from_slice(&20_000i16.to_le_bytes());
+        std::fs::write(&path, with_checksum(bad)).unwrap();
+        let error = TranspositionTable::check_file(&path).expect_err("a value out of range");
+        assert!(error.contains(what), "{error}");
+    }
     let _ = std::fs::remove_file(path);
 }
 
