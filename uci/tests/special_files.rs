@@ -144,10 +144,10 @@ fn clear_hash_during_a_search_clears_after_it_in_order_with_save_hash() {
     // The table was cleared, then saved: every entry between the header and the histories (which
     // `Clear Hash` keeps) is empty.
     let bytes = std::fs::read(&file).expect("the saved table");
-    // A version 2 header: 56 bytes.
-    let (header, histories) = (56, 8 + engine::search::SharedHistories::BYTES);
-    assert!(bytes.len() > header + histories, "{} bytes", bytes.len());
-    let table = &bytes[header..bytes.len() - histories];
+    // A 56-byte header whose bucket count (at byte 16) sizes the table, 64 bytes a bucket.
+    let buckets = u64::from_le_bytes(bytes[16..24].try_into().unwrap()) as usize;
+    assert!(buckets > 0 && bytes.len() > 56 + buckets * 64, "{} bytes", bytes.len());
+    let table = &bytes[56..56 + buckets * 64];
     assert!(table.iter().all(|&b| b == 0), "the saved table holds entries");
     let _ = std::fs::remove_dir_all(&root);
 }
