@@ -8,7 +8,7 @@ use crate::pages::PageToucher;
 use crate::pool::{Pool, Search};
 use crate::thread::{OnDone, TbSettings};
 use engine::board::Board;
-use engine::search::{Bound, Limits, Reporter, RootRecord, SearchMemory, SharedHistories};
+use engine::search::{Limits, Reporter, RootRecord, SearchMemory, SharedHistories};
 use engine::tt::TranspositionTable;
 use parking_lot::Mutex;
 use std::sync::Arc;
@@ -68,12 +68,11 @@ impl Engine {
             let roots = Arc::clone(&self.roots);
             Box::new(move |result, ended| {
                 if result.depth > 0 && !result.pv.is_empty() {
-                    let bound = if result.bound == Bound::Exact { Bound::Exact } else { Bound::Lower };
                     let record = RootRecord {
                         key,
                         depth: result.depth,
                         score: result.score,
-                        bound,
+                        bound: result.bound,
                         pv: result.pv.clone(),
                     };
                     SearchMemory::remember(&mut roots.lock(), record);
@@ -285,7 +284,7 @@ impl Drop for Engine {
 mod tests {
     use super::*;
     use engine::board::Position;
-    use engine::search::{SearchResult, SilentReporter};
+    use engine::search::{Bound, SearchResult, SilentReporter};
     use std::sync::mpsc::channel;
     use std::time::Duration;
 
