@@ -93,6 +93,38 @@ fn an_analysis_resumes_at_the_tables_depth_and_a_game_does_not() {
     assert!(engine.sync().iter().all(|l| !l.starts_with("info string")));
 }
 
+/// The first line with a principal variation at `depth`.
+fn line_at(lines: &[String], depth: i64) -> &str {
+    let line = lines
+        .iter()
+        .find(|l| l.starts_with("info depth") && l.contains(" pv ") && info_field(l, "depth") == depth);
+    line.unwrap_or_else(|| panic!("no line at depth {depth}: {lines:?}"))
+}
+
+fn pv_of(line: &str) -> Vec<&str> {
+    line.split(" pv ").nth(1).map_or(Vec::new(), |moves| moves.split_whitespace().collect())
+}
+
+#[test]
+fn the_resumed_depth_comes_back_from_the_table_with_its_whole_line() {
+    let mut engine = Engine::start();
+    engine.send("setoption name Hash value 32");
+    let first = analyse_to(&mut engine, 13);
+    let deepest = *depths(&first).iter().max().unwrap();
+    let before = line_at(&first, deepest);
+
+    let again = analyse_to(&mut engine, deepest);
+    assert_eq!(resumed_at(&again), Some(deepest), "{again:?}");
+    let resumed = line_at(&again, deepest);
+    // What the first analysis proved is taken back, not searched again...
+    assert!(
+        info_field(resumed, "nodes") * 10 < info_field(before, "nodes"),
+        "first: {before}\nresumed: {resumed}"
+    );
+    // ...and its line with it, as far as the depth reaches.
+    assert!(pv_of(resumed).len() >= 6, "first: {before}\nresumed: {resumed}");
+}
+
 #[test]
 fn a_loaded_table_resumes_the_analysis_in_a_new_process() {
     let dir = std::env::temp_dir().join(format!("lazuli-analysis-{}", std::process::id()));

@@ -101,6 +101,21 @@ impl Searcher {
             if !PV && entry.depth >= depth && tt_cuts(&entry, alpha, beta) && pos.halfmove_clock() < 90 {
                 return entry.score;
             }
+            // The iteration a resumed analysis starts with takes back what an earlier search
+            // proved exactly at this depth on the principal variation too (searching it again
+            // would repeat that search), with the table's line from here as the variation. Never
+            // at the root, whose moves are all searched.
+            if PV
+                && self.resumed
+                && !root
+                && entry.bound == BOUND_EXACT
+                && entry.depth >= depth
+                && pos.halfmove_clock() < 90
+                && pos.is_legal_move(tt_move)
+            {
+                self.table_line(board, ctx, ply, depth as usize);
+                return entry.score;
+            }
         }
 
         // Step 3. Tablebases: right after a capture or pawn move the WDL tables are exact.

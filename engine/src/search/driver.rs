@@ -111,7 +111,9 @@ impl Searcher {
         let mut previous_scores = vec![0; multipv];
         let mut stability = 0;
         let mut previous_score = 0;
-        let first_depth = match self.resumable_depth(&root, limits, ctx) {
+        let resume = self.resumable_depth(&root, limits, ctx);
+        let resumed = resume.is_some();
+        let first_depth = match resume {
             Some((depth, score, source)) => {
                 previous_scores.fill(score);
                 previous_score = score;
@@ -128,6 +130,7 @@ impl Searcher {
                 continue;
             }
             self.root_depth = depth;
+            self.resumed = resumed && depth == first_depth;
             self.seldepth = 0;
             self.excluded_root.clear();
             let mut lines: Vec<(usize, i32, Vec<Move>)> = Vec::with_capacity(multipv);

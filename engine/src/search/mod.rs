@@ -318,6 +318,10 @@ pub struct Searcher {
     /// The rank group the current root search chooses from: the best one that still has a
     /// move no earlier MultiPV line took.
     root_group: usize,
+    /// Whether this iteration is the one a resumed analysis starts with: its principal
+    /// variation's nodes then take the table's exact results too (`negamax`, step 2); the
+    /// deeper iterations search as any other.
+    resumed: bool,
     #[cfg(test)]
     probe: test_probe::SearchProbe,
 }
@@ -357,6 +361,7 @@ impl Searcher {
             root_best: (Move::NULL, 0),
             root_tb: None,
             root_group: 0,
+            resumed: false,
             #[cfg(test)]
             probe: test_probe::SearchProbe::default(),
         }

@@ -158,6 +158,29 @@ impl Searcher {
         board.is_repetition(ply) || pos.is_insufficient_material()
     }
 
+    /// The table's line from the current position as the variation at `ply`: each entry's move
+    /// in turn while it is legal, at most `length` moves, ending at a repeated position.
+    pub(super) fn table_line(&mut self, board: &mut Board, ctx: &SharedState<'_>, ply: usize, length: usize) {
+        let mut len = 0;
+        while len < length.min(MAX_PLY - ply) {
+            let pos = *board.position();
+            let Some(entry) = ctx.tt.probe(pos.key(), ply + len, pos.halfmove_clock()) else { break };
+            if !pos.is_legal_move(entry.mv) {
+                break;
+            }
+            self.pv[ply][len] = entry.mv;
+            len += 1;
+            board.make_move(entry.mv);
+            if board.repetitions(0) > 0 {
+                break;
+            }
+        }
+        for _ in 0..len {
+            board.unmake();
+        }
+        self.pv_len[ply] = len;
+    }
+
     pub(super) fn update_pv(&mut self, ply: usize, mv: Move) {
         let child_len = if ply < MAX_PLY { self.pv_len[ply + 1] } else { 0 };
         self.pv[ply][0] = mv;
