@@ -5,6 +5,7 @@
 //! this owner.
 
 use crate::pages::PageToucher;
+use crate::peers::Peers;
 use crate::pool::{Pool, Search};
 use crate::thread::{OnDone, TbSettings};
 use engine::board::Board;
@@ -24,6 +25,8 @@ pub struct Engine {
     tb: Option<TbSettings>,
     /// Brings a new or cleared table into memory off the search's clock.
     pages: Option<PageToucher>,
+    /// The other processes of a search over several machines; none for one machine.
+    peers: Option<Arc<dyn Peers>>,
 }
 
 impl Engine {
@@ -32,7 +35,7 @@ impl Engine {
         let pool = Pool::new(threads, learned.clone());
         let tt = Arc::new(TranspositionTable::new(hash_mb));
         let pages = PageToucher::start(&tt, &pool.nodes_in_use());
-        Engine { pool, tt, learned, roots: Arc::default(), tb: None, pages }
+        Engine { pool, tt, learned, roots: Arc::default(), tb: None, pages, peers: None }
     }
 
     /// The threads: their count, placement, stop and ponderhit.
@@ -42,6 +45,11 @@ impl Engine {
 
     pub fn pool_mut(&mut self) -> &mut Pool {
         &mut self.pool
+    }
+
+    /// Search with `peers` from the next search on: each search's answer is theirs together.
+    pub fn set_peers(&mut self, peers: Arc<dyn Peers>) {
+        self.peers = Some(peers);
     }
 
     /// Start searching `board` (see `Pool::go`).
@@ -81,6 +89,13 @@ impl Engine {
             })
         } else {
             on_done
+        };
+        let on_done: OnDone = match self.peers.clone() {
+            Some(peers) => {
+                let vote = crate::peers::votes(&limits).then(|| self.pool.vote_mode());
+                Box::new(move |result, ended| on_done(peers.finish(result, vote), ended))
+            }
+            None => on_done,
         };
         let table = Arc::clone(&self.tt);
         let search = Search { board, limits, ponder, infinite, table, tablebases: self.tb.clone() };

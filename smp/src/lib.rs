@@ -9,12 +9,14 @@ mod helpers;
 mod memory;
 pub mod numa;
 mod pages;
+mod peers;
 pub mod pool;
 mod thread;
 pub mod vote;
 
 pub use facade::Engine;
 pub use helpers::HelperPolicy;
+pub use peers::Peers;
 pub use pool::{Pool, Search, StopHandle};
 pub use thread::{Ended, OnDone, TbSettings};
 pub use vote::VoteMode;

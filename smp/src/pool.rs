@@ -192,6 +192,11 @@ impl Pool {
         self.vote_mode = mode;
     }
 
+    /// How the threads' results choose the move (`set_vote_mode`).
+    pub fn vote_mode(&self) -> VoteMode {
+        self.vote_mode
+    }
+
     /// Change the number of threads (waits for a running search to end). Same count: no-op.
     pub fn set_threads(&mut self, threads: usize) -> Result<(), String> {
         let threads = threads.max(1);

@@ -27,6 +27,9 @@ fn build() -> tools::Build {
 pub fn run(args: &[String]) -> i32 {
     match args.first().map(String::as_str) {
         None => {
+            #[cfg(feature = "cluster")]
+            crate::cluster::run_stdio();
+            #[cfg(not(feature = "cluster"))]
             crate::protocol::run_stdio();
             0
         }

@@ -3,6 +3,8 @@
 #![deny(unsafe_code)]
 
 pub mod cli;
+#[cfg(feature = "cluster")]
+pub mod cluster;
 pub mod command;
 pub mod connect;
 pub mod desk;

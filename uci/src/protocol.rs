@@ -24,20 +24,29 @@ const CHUNK: usize = 64 << 10;
 pub use crate::input::Input;
 
 pub fn run_stdio() {
+    run_lines(Output::stdout(), |_| {}, |deliver| read_lines(std::io::stdin().lock(), MAX_LINE, deliver));
+}
+
+/// The UCI loop over the input `read` hands to `deliver` on its own thread, answered on `out`;
+/// `prepare` sets the session up before the first line.
+pub fn run_lines<R>(out: Output, prepare: impl FnOnce(&mut Session), read: R)
+where
+    R: FnOnce(&mut dyn FnMut(Input) -> bool) + Send + 'static,
+{
     if let Err(e) = crate::log::init_from_env() {
         eprintln!("{e}");
     }
     let (lines, inbox) = bounded::<(Input, Instant)>(INBOX_LINES);
-    let out = Output::stdout();
     let mut session = Session::new(out.clone());
     session.set_inbox(lines.clone());
+    prepare(&mut session);
     session.report_kernel_selection();
     let desk = session.front_desk(out);
     let reader = std::thread::Builder::new().name("lazuli-stdin".into()).spawn(move || {
         // Woken by `stop` while every core is busy searching: ask to run at once.
         let short_slice = crate::sched::request_short_slice();
         tracing::info!("input thread granted a short time slice: {short_slice}");
-        read_lines(std::io::stdin().lock(), MAX_LINE, |input| {
+        read(&mut |input| {
             let received = Instant::now();
             desk.answers(&input) || lines.send((input, received)).is_ok()
         });

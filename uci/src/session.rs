@@ -208,6 +208,11 @@ impl Session {
         flow
     }
 
+    /// Search together with `peers` (the other processes of a cluster) from now on.
+    pub fn set_peers(&mut self, peers: std::sync::Arc<dyn smp::Peers>) {
+        self.engine.set_peers(peers);
+    }
+
     /// The channel this session's input comes on (the end of each search is posted there).
     pub fn set_inbox(&mut self, inbox: crossbeam_channel::Sender<(Input, Instant)>) {
         self.inbox = Some(inbox);

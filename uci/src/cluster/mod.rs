@@ -1,0 +1,210 @@
+//! One search over several machines (the `cluster` build, `docs/cluster.md`): one MPI process
+//! (rank) per machine, each a whole engine with its own threads and table. Rank 0, the leader,
+//! reads UCI, keeps the clock, prints, and sends every line it reads to the others, the
+//! followers, which search on the same lines without a clock until the leader stops them and
+//! then hand it their result.
+
+mod link;
+
+use crate::input::Input;
+use crate::output::Output;
+use crate::protocol::{read_lines, run_lines, MAX_LINE};
+use engine::search::SearchResult;
+use link::Link;
+use smp::{Peers, VoteMode};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// How long the leader waits for a follower's result after stopping it. A follower stops within
+/// milliseconds; one that does not answer in this time is left out from then on.
+const ANSWER_WAIT: Duration = Duration::from_secs(5);
+
+/// The UCI loop of a cluster's process: the plain engine's when it runs alone.
+pub fn run_stdio() {
+    let Some((universe, threading)) = mpi::initialize_with_threading(mpi::Threading::Multiple) else {
+        eprintln!("lazuli: MPI could not be initialised");
+        std::process::exit(1);
+    };
+    if threading != mpi::Threading::Multiple {
+        eprintln!("lazuli: this MPI library gives {threading:?} threading; the cluster needs Multiple");
+        std::process::exit(1);
+    }
+    let link = Link::of_world();
+    if link.size == 1 {
+        crate::protocol::run_stdio();
+    } else if link.rank == 0 {
+        lead(link);
+    } else {
+        follow(link);
+    }
+    drop(universe);
+}
+
+fn lead(link: Link) {
+    let peers = Arc::new(Leader { link, searches: AtomicU64::new(0), gone: gone_list(link) });
+    let session_peers: Arc<dyn Peers> = peers.clone();
+    run_lines(
+        Output::stdout(),
+        |session| session.set_peers(session_peers),
+        move |deliver| {
+            read_lines(std::io::stdin().lock(), MAX_LINE, |input| {
+                if let Input::Line(line) = &input {
+                    link.send_line(line);
+                }
+                deliver(input)
+            });
+            // The end of the input ends every process, as `quit` does.
+            link.send_line("quit");
+        },
+    );
+}
+
+fn follow(link: Link) {
+    let peers: Arc<dyn Peers> = Arc::new(Follower { link, searches: AtomicU64::new(0) });
+    run_lines(
+        Output::new(Box::new(std::io::sink())),
+        |session| session.set_peers(peers),
+        move |deliver| {
+            link.receive_lines(|line| match follower_line(&line) {
+                Some(line) => deliver(Input::Line(line)),
+                None => true,
+            })
+        },
+    );
+}
+
+fn gone_list(link: Link) -> Vec<AtomicBool> {
+    (0..link.size).map(|_| AtomicBool::new(false)).collect()
+}
+
+/// What a follower makes of the leader's line: every search runs without a clock or limit
+/// until the leader stops it (only `searchmoves` is kept); what writes files is the leader's
+/// alone (its table is the one saved). `None`: the line is not for followers.
+fn follower_line(line: &str) -> Option<String> {
+    let mut words = line.split_whitespace();
+    match words.next() {
+        Some("go") => {
+            let mut search_moves = Vec::new();
+            let mut in_moves = false;
+            for word in words {
+                if word == "searchmoves" {
+                    in_moves = true;
+                } else if GO_WORDS.contains(&word) {
+                    in_moves = false;
+                } else if in_moves {
+                    search_moves.push(word);
+                }
+            }
+            Some(match search_moves.is_empty() {
+                true => "go infinite".to_string(),
+                false => format!("go infinite searchmoves {}", search_moves.join(" ")),
+            })
+        }
+        Some("setoption") if LEADER_ONLY.iter().any(|option| names_option(line, option)) => None,
+        _ => Some(line.to_string()),
+    }
+}
+
+const GO_WORDS: [&str; 11] = [
+    "wtime",
+    "btime",
+    "winc",
+    "binc",
+    "movestogo",
+    "depth",
+    "nodes",
+    "mate",
+    "movetime",
+    "infinite",
+    "ponder",
+];
+
+/// Options that write files.
+const LEADER_ONLY: [&str; 4] = ["save hash", "save hash to file", "keep hash file", "debug log file"];
+
+/// Whether `line` (a `setoption`) names `option` (lowercase), however it is spaced or cased.
+fn names_option(line: &str, option: &str) -> bool {
+    let words: Vec<String> = line.split_whitespace().map(str::to_ascii_lowercase).collect();
+    let name_end = words.iter().position(|w| w == "value").unwrap_or(words.len());
+    words.get(1).is_some_and(|w| w == "name") && words[2.min(name_end)..name_end].join(" ") == option
+}
+
+struct Leader {
+    link: Link,
+    /// Searches finished, each matched with the followers' by its number.
+    searches: AtomicU64,
+    /// Followers that once gave no result in time.
+    gone: Vec<AtomicBool>,
+}
+
+impl Peers for Leader {
+    fn finish(&self, local: SearchResult, vote: Option<VoteMode>) -> SearchResult {
+        let search = self.searches.fetch_add(1, Ordering::SeqCst);
+        self.link.send_line("stop");
+        let deadline = Instant::now() + ANSWER_WAIT;
+        let mut results = vec![Some(local.clone())];
+        for rank in 1..self.link.size {
+            if self.gone[rank as usize].load(Ordering::Relaxed) {
+                results.push(None);
+                continue;
+            }
+            let result = self.link.receive_result(rank, search, deadline);
+            if result.is_none() {
+                eprintln!("lazuli: rank {rank} gave no result within {ANSWER_WAIT:?}; searching without it");
+                self.gone[rank as usize].store(true, Ordering::Relaxed);
+            }
+            results.push(result.filter(|r| r.depth > 0));
+        }
+        let nodes = results.iter().flatten().map(|r| r.nodes).sum();
+        let chosen = vote.map_or(0, |mode| smp::vote::choose(&results, mode));
+        let mut answer = results[chosen].take().filter(|r| !r.best_move.is_null()).unwrap_or(local);
+        answer.nodes = nodes;
+        answer
+    }
+}
+
+struct Follower {
+    link: Link,
+    searches: AtomicU64,
+}
+
+impl Peers for Follower {
+    fn finish(&self, local: SearchResult, _vote: Option<VoteMode>) -> SearchResult {
+        let search = self.searches.fetch_add(1, Ordering::SeqCst);
+        self.link.send_result(search, &local);
+        local
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_follower_searches_without_a_clock_and_writes_no_file() {
+        assert_eq!(follower_line("go wtime 1000 btime 900 winc 10 binc 10").as_deref(), Some("go infinite"));
+        assert_eq!(follower_line("go depth 12").as_deref(), Some("go infinite"));
+        assert_eq!(follower_line("go ponder movetime 300").as_deref(), Some("go infinite"));
+        assert_eq!(
+            follower_line("go movetime 50 searchmoves e2e4 d2d4 depth 3").as_deref(),
+            Some("go infinite searchmoves e2e4 d2d4")
+        );
+        assert_eq!(
+            follower_line("position startpos moves e2e4").as_deref(),
+            Some("position startpos moves e2e4")
+        );
+        assert_eq!(follower_line("setoption name Save Hash"), None);
+        assert_eq!(follower_line("setoption  name  keep HASH file value true"), None);
+        assert_eq!(follower_line("setoption name Debug Log File value /tmp/x"), None);
+        assert_eq!(
+            follower_line("setoption name Hash value 64").as_deref(),
+            Some("setoption name Hash value 64")
+        );
+        assert_eq!(
+            follower_line("setoption name Load Hash").as_deref(),
+            Some("setoption name Load Hash"),
+            "every process may read the file"
+        );
+    }
+}

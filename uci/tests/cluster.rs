@@ -1,0 +1,125 @@
+//! The cluster build under `mpirun` (`cargo test --features cluster`, with MPICH installed):
+//! the leader speaks UCI for every rank, one legal `bestmove` per `go`, and `stop` and `quit`
+//! reach every rank.
+#![cfg(feature = "cluster")]
+
+mod common;
+
+use common::Engine;
+use engine::board::Position;
+use engine::movegen::legal_moves;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+const TEN_S: Duration = Duration::from_secs(10);
+
+/// `ranks` processes of the engine under `mpirun` on this machine (oversubscribed if need be).
+fn cluster(ranks: usize) -> Engine {
+    let mut command = Command::new("mpirun");
+    command.args(["-np", &ranks.to_string(), env!("CARGO_BIN_EXE_lazuli")]);
+    command.env_remove("LAZULI_LOG");
+    let mut engine = Engine::spawn(command);
+    engine.send("uci");
+    engine.read_until("uciok", TEN_S);
+    engine
+}
+
+/// Ends the cluster with `quit` and says whether every rank was gone within `wait`.
+fn quit(engine: &mut Engine, wait: Duration) -> bool {
+    engine.send("quit");
+    let deadline = Instant::now() + wait;
+    while Instant::now() < deadline {
+        if let Ok(Some(status)) = engine.child.try_wait() {
+            return status.success();
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // Ask mpirun to end its ranks rather than leaving them behind a killed launcher.
+    let _ = Command::new("kill").args(["-TERM", &engine.child.id().to_string()]).status();
+    false
+}
+
+fn is_legal(fen: &str, moves: &[String], answer: &str) -> bool {
+    let mut position = Position::from_fen(fen).expect("the test's position");
+    for mv in moves {
+        let found = legal_moves(&position).iter().copied().find(|m| m.to_uci(false) == *mv);
+        position.make_move(found.expect("the game's moves are legal"));
+    }
+    legal_moves(&position).iter().any(|m| m.to_uci(false) == answer)
+}
+
+fn bestmove_of(lines: &[String]) -> String {
+    let last = lines.last().expect("a line");
+    last.split_whitespace().nth(1).expect("a move").to_string()
+}
+
+#[test]
+fn two_ranks_play_a_game_through_the_leader_one_legal_move_per_go() {
+    const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+    let mut engine = cluster(2);
+    engine.send("setoption name Hash value 16");
+    engine.send("ucinewgame");
+    let mut moves: Vec<String> = Vec::new();
+    for ply in 0..12 {
+        engine.send(&format!("position fen {START} moves {}", moves.join(" ")));
+        // Both kinds of search: a clock, and a fixed time.
+        if ply % 2 == 0 {
+            engine.send("go wtime 3000 btime 3000 winc 50 binc 50");
+        } else {
+            engine.send("go movetime 80");
+        }
+        let lines = engine.read_until("bestmove", TEN_S);
+        assert_eq!(lines.iter().filter(|l| l.starts_with("bestmove")).count(), 1);
+        let answer = bestmove_of(&lines);
+        assert!(is_legal(START, &moves, &answer), "{answer} after {moves:?}: {lines:?}");
+        moves.push(answer);
+        // Nothing follows the answer.
+        let after = engine.drain(Duration::from_millis(50));
+        assert!(after.is_empty(), "after bestmove: {after:?}");
+    }
+    assert!(quit(&mut engine, TEN_S), "every rank ends on quit");
+}
+
+#[test]
+fn stop_ends_the_search_of_every_rank_and_three_ranks_share_two_cores() {
+    let mut engine = cluster(3);
+    engine.send("position startpos moves e2e4 c7c5");
+    engine.send("go infinite");
+    engine.wait_for_depth(6);
+    let asked = Instant::now();
+    engine.send("stop");
+    let lines = engine.read_until("bestmove", TEN_S);
+    let answered = asked.elapsed();
+    assert!(answered < Duration::from_millis(500), "stop answered in {answered:?}");
+    assert_ne!(bestmove_of(&lines), "0000");
+    // The next search is a fresh one on every rank (the followers were stopped too).
+    engine.send("go movetime 100");
+    let lines = engine.read_until("bestmove", TEN_S);
+    assert!(is_legal(
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+        &["e2e4".into(), "c7c5".into()],
+        &bestmove_of(&lines)
+    ));
+    assert!(quit(&mut engine, TEN_S), "every rank ends on quit");
+}
+
+#[test]
+fn bad_input_gets_the_single_machine_answers() {
+    let mut engine = cluster(2);
+    engine.send("position fen not/a/fen w - - 0 1");
+    engine.send("setoption name Hash value -5");
+    engine.send("frobnicate");
+    let lines = engine.sync();
+    let notes = lines.iter().filter(|l| l.starts_with("info string")).count();
+    assert!(notes >= 3, "each bad line answered once, by the leader only: {lines:?}");
+    assert!(notes <= 3, "each bad line answered once, by the leader only: {lines:?}");
+    // No position after a refused one: the leader says so, and answers `0000` as one machine does.
+    engine.send("go depth 6");
+    let lines = engine.read_until("bestmove", TEN_S);
+    assert_eq!(bestmove_of(&lines), "0000", "{lines:?}");
+    engine.send("position startpos");
+    engine.send("go depth 6");
+    let lines = engine.read_until("bestmove", TEN_S);
+    assert_ne!(bestmove_of(&lines), "0000");
+    assert!(quit(&mut engine, TEN_S), "every rank ends on quit");
+}
