@@ -93,7 +93,14 @@ impl Engine {
         let on_done: OnDone = match self.peers.clone() {
             Some(peers) => {
                 let vote = crate::peers::votes(&limits).then(|| self.pool.vote_mode());
-                Box::new(move |result, ended| on_done(peers.finish(result, vote), ended))
+                let root = *board.position();
+                Box::new(move |result, ended| {
+                    // Every process searched this position; a move that is not legal here
+                    // came from one that did not, and is not played.
+                    let answer = peers.finish(result.clone(), vote);
+                    let legal = answer.best_move == result.best_move || root.is_legal_move(answer.best_move);
+                    on_done(if legal { answer } else { result }, ended)
+                })
             }
             None => on_done,
         };
