@@ -92,6 +92,7 @@ impl Engine {
         };
         let on_done: OnDone = match self.peers.clone() {
             Some(peers) => {
+                peers.search_on(&self.tt);
                 let vote = crate::peers::votes(&limits).then(|| self.pool.vote_mode());
                 let root = *board.position();
                 Box::new(move |result, ended| {

@@ -3,8 +3,14 @@
 
 use crate::vote::VoteMode;
 use engine::search::{Limits, SearchResult};
+use engine::tt::TranspositionTable;
+use std::sync::Arc;
 
 pub trait Peers: Send + Sync {
+    /// A search is about to start on `table` (the engine's table, which `Hash` and `Load Hash`
+    /// replace): what the others share goes there.
+    fn search_on(&self, table: &Arc<TranspositionTable>);
+
     /// This process's search has ended with `local`, its own threads' choice: the result to
     /// answer with. The process that answers stops the others and, given a `vote`, chooses
     /// among every process's result; the others hand theirs over and keep it.

@@ -62,12 +62,20 @@ impl Output {
     /// `line`, running `first` under the output's lock just before the write: no other line
     /// can come between the two.
     pub fn line_after(&self, text: &str, first: impl FnOnce()) {
+        self.line_if(text, || {
+            first();
+            true
+        });
+    }
+
+    /// `line`, unless `wanted`, asked under the output's lock just before the write, says no
+    /// (a line that must not follow some other line).
+    pub fn line_if(&self, text: &str, wanted: impl FnOnce() -> bool) {
         for line in text.lines() {
             tracing::info!("out: {line}");
         }
         let mut sink = self.sink.lock();
-        first();
-        if sink.closed {
+        if !wanted() || sink.closed {
             return;
         }
         // One write for the whole text: a socket sends it as one packet, not the text and then

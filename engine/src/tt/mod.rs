@@ -30,10 +30,14 @@
 //! Mate scores are stored relative to the node (`score_to_tt`) and converted back relative to the
 //! root on probe (`score_from_tt`).
 
+#[cfg(feature = "cluster")]
+mod exchange;
 #[allow(unsafe_code)]
 mod memory;
 mod persist;
 
+#[cfg(feature = "cluster")]
+pub use exchange::{Outbox, SharedEntry};
 pub use persist::TableFile;
 
 use crate::board::Move;
@@ -121,6 +125,9 @@ pub struct TranspositionTable {
     generation: AtomicU8,
     /// An analysis runs: a position's entry is never replaced by a shallower one.
     keep_deeper: AtomicBool,
+    /// Where stores go to be shared with other processes' tables (the `cluster` build).
+    #[cfg(feature = "cluster")]
+    outbox: std::sync::OnceLock<std::sync::Arc<Outbox>>,
 }
 
 impl TranspositionTable {
@@ -132,12 +139,17 @@ impl TranspositionTable {
 
     /// A table of about `mb` megabytes, or `None` when the memory cannot be allocated.
     pub fn try_new(mb: usize) -> Option<TranspositionTable> {
-        let buckets = ZeroedSlice::new(Self::buckets_for(mb))?;
-        Some(TranspositionTable {
+        ZeroedSlice::new(Self::buckets_for(mb)).map(Self::of_buckets)
+    }
+
+    fn of_buckets(buckets: ZeroedSlice<Bucket>) -> TranspositionTable {
+        TranspositionTable {
             buckets,
             generation: AtomicU8::new(0),
             keep_deeper: AtomicBool::new(false),
-        })
+            #[cfg(feature = "cluster")]
+            outbox: std::sync::OnceLock::new(),
+        }
     }
 
     fn buckets_for(mb: usize) -> usize {
@@ -255,6 +267,42 @@ impl TranspositionTable {
         bound: u8,
         pv: bool,
     ) {
+        let _written = self.place(key, ply, mv, score, eval, depth, bound, pv);
+        #[cfg(feature = "cluster")]
+        if let (Some(entry), Some(outbox)) = (_written, self.outbox.get()) {
+            outbox.saved(key, &entry);
+        }
+    }
+
+    /// Share this table's deep stores through `outbox` from now on (once per table).
+    #[cfg(feature = "cluster")]
+    pub fn set_outbox(&self, outbox: std::sync::Arc<Outbox>) {
+        let _ = self.outbox.set(outbox);
+    }
+
+    /// Store an entry another process's table shared, by the rules the table's own stores
+    /// follow; it is not offered to the outbox again.
+    #[cfg(feature = "cluster")]
+    pub fn store_shared(&self, shared: &SharedEntry) {
+        let mv = Move::from_raw(shared.mv);
+        let (score, eval, depth) = (shared.score.into(), shared.eval.into(), shared.depth.into());
+        self.place(shared.key, 0, mv, score, eval, depth, shared.bound, shared.pv);
+    }
+
+    /// `store`'s work: the entry written, if the table took it.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn place(
+        &self,
+        key: u64,
+        ply: usize,
+        mv: Move,
+        score: i32,
+        eval: i32,
+        depth: i32,
+        bound: u8,
+        pv: bool,
+    ) -> Option<TtEntry> {
         let generation = self.generation.load(Ordering::Relaxed);
         let bucket = self.bucket(key);
         let check = key_check(key);
@@ -285,13 +333,13 @@ impl TranspositionTable {
                 bucket.evals[victim].store(eval, Ordering::Relaxed);
                 bucket.words[victim].store(word, Ordering::Relaxed);
             }
-            return;
+            return None;
         }
         if let Some(old) = old {
             // Keep a deeper result from this search unless the new one is exact.
             if bound != BOUND_EXACT && old.generation == generation && depth + 2 * pv as i32 + 4 <= old.depth
             {
-                return;
+                return None;
             }
             if mv.is_null() {
                 mv = old.mv;
@@ -301,6 +349,7 @@ impl TranspositionTable {
         let (word, eval) = entry.pack(check);
         bucket.evals[victim].store(eval, Ordering::Relaxed);
         bucket.words[victim].store(word, Ordering::Relaxed);
+        Some(entry)
     }
 
     /// Permille of sampled entries written during the current search.

@@ -341,12 +341,7 @@ impl TranspositionTable {
     /// cannot be had.
     pub fn try_with_buckets(buckets: u64) -> Option<TranspositionTable> {
         let buckets = usize::try_from(buckets).ok()?;
-        let buckets = super::memory::ZeroedSlice::new(buckets)?;
-        Some(TranspositionTable {
-            buckets,
-            generation: std::sync::atomic::AtomicU8::new(0),
-            keep_deeper: Default::default(),
-        })
+        super::memory::ZeroedSlice::new(buckets).map(TranspositionTable::of_buckets)
     }
 }
 

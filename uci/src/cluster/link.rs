@@ -7,7 +7,16 @@ use engine::board::Move;
 use engine::search::{Bound, SearchResult};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
+
+/// Set when this process leaves MPI: lines read after `quit` are not sent.
+static CLOSED: AtomicBool = AtomicBool::new(false);
+
+/// No message is sent from now on (the process is leaving MPI).
+pub fn close() {
+    CLOSED.store(true, Ordering::SeqCst);
+}
 
 const COMMAND: i32 = 1;
 const RESULT: i32 = 2;
@@ -32,6 +41,9 @@ impl Link {
 
     /// The leader sends `line` to every follower.
     pub fn send_line(&self, line: &str) {
+        if CLOSED.load(Ordering::SeqCst) {
+            return;
+        }
         let world = SimpleCommunicator::world();
         for rank in 1..self.size {
             world.process_at_rank(rank).send_with_tag(line.as_bytes(), COMMAND);

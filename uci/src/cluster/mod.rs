@@ -4,13 +4,17 @@
 //! followers, which search on the same lines without a clock until the leader stops them and
 //! then hand it their result.
 
+mod exchange;
 mod link;
 
 use crate::input::Input;
 use crate::output::Output;
 use crate::protocol::{read_lines, run_lines, MAX_LINE};
 use engine::search::SearchResult;
+use engine::tt::TranspositionTable;
+use exchange::Exchange;
 use link::Link;
+use mpi::traits::*;
 use smp::{Peers, VoteMode};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -33,20 +37,34 @@ pub fn run_stdio() {
     let link = Link::of_world();
     if link.size == 1 {
         crate::protocol::run_stdio();
-    } else if link.rank == 0 {
-        lead(link);
-    } else {
-        follow(link);
+        return;
     }
+    let exchange = if link.rank == 0 { lead(link) } else { follow(link) };
+    // No rank leaves MPI while another may still send it table entries.
+    link::close();
+    if let Some(exchange) = exchange {
+        exchange.close();
+    }
+    mpi::topology::SimpleCommunicator::world().barrier();
     drop(universe);
 }
 
-fn lead(link: Link) {
-    let peers = Arc::new(Leader { link, searches: AtomicU64::new(0), gone: gone_list(link) });
-    let session_peers: Arc<dyn Peers> = peers.clone();
+fn lead(link: Link) -> Option<Arc<Exchange>> {
+    let out = Output::stdout();
+    let mut started = None;
     run_lines(
-        Output::stdout(),
-        |session| session.set_peers(session_peers),
+        out.clone(),
+        |session| {
+            let exchange = Exchange::start(link, Some((out, session.stop_handle())));
+            let leader = Leader {
+                link,
+                searches: AtomicU64::new(0),
+                gone: gone_list(link),
+                exchange: exchange.clone(),
+            };
+            session.set_peers(Arc::new(leader));
+            started = Some(exchange);
+        },
         move |deliver| {
             read_lines(std::io::stdin().lock(), MAX_LINE, |input| {
                 if let Input::Line(line) = &input {
@@ -58,10 +76,13 @@ fn lead(link: Link) {
             link.send_line("quit");
         },
     );
+    started
 }
 
-fn follow(link: Link) {
-    let peers: Arc<dyn Peers> = Arc::new(Follower { link, searches: AtomicU64::new(0) });
+fn follow(link: Link) -> Option<Arc<Exchange>> {
+    let exchange = Exchange::start(link, None);
+    let peers: Arc<dyn Peers> =
+        Arc::new(Follower { link, searches: AtomicU64::new(0), exchange: exchange.clone() });
     run_lines(
         Output::new(Box::new(std::io::sink())),
         |session| session.set_peers(peers),
@@ -72,6 +93,7 @@ fn follow(link: Link) {
             })
         },
     );
+    Some(exchange)
 }
 
 fn gone_list(link: Link) -> Vec<AtomicBool> {
@@ -136,9 +158,14 @@ struct Leader {
     searches: AtomicU64,
     /// Followers that once gave no result in time.
     gone: Vec<AtomicBool>,
+    exchange: Arc<Exchange>,
 }
 
 impl Peers for Leader {
+    fn search_on(&self, table: &Arc<TranspositionTable>) {
+        self.exchange.search_on(table);
+    }
+
     fn finish(&self, local: SearchResult, vote: Option<VoteMode>) -> SearchResult {
         let search = self.searches.fetch_add(1, Ordering::SeqCst);
         self.link.send_line("stop");
@@ -167,9 +194,14 @@ impl Peers for Leader {
 struct Follower {
     link: Link,
     searches: AtomicU64,
+    exchange: Arc<Exchange>,
 }
 
 impl Peers for Follower {
+    fn search_on(&self, table: &Arc<TranspositionTable>) {
+        self.exchange.search_on(table);
+    }
+
     fn finish(&self, local: SearchResult, _vote: Option<VoteMode>) -> SearchResult {
         let search = self.searches.fetch_add(1, Ordering::SeqCst);
         self.link.send_result(search, &local);
