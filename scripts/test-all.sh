@@ -8,7 +8,8 @@
 # cargo tests there (the test data is in tests/data, nothing outside the clone is needed).
 # Needs only the Rust toolchain, git (with the history of the checkout) and Python 3 (with
 # venv): the Python packages are installed into .venv, pinned by tests/python/requirements.txt
-# and scripts/requirements.txt.
+# and scripts/requirements.txt. The cluster build is tested where MPICH is installed (under CI,
+# scripts/install-cluster-deps.sh installs it first).
 #
 # usage: scripts/test-all.sh        (no arguments; CI runs it through .ci/run)
 set -euo pipefail
@@ -24,6 +25,18 @@ cargo test --release --workspace
 # The SPSA build (search constants as UCI options) must keep compiling and offering them.
 cargo clippy --workspace --all-targets --features lazuli/spsa -- -D warnings
 cargo test --profile dev -p lazuli --features spsa --lib options
+# The cluster build (MPI): its lints, unit tests and tests under mpirun. Under CI the Debian
+# packages it needs are installed here; elsewhere a machine without MPICH skips it, saying so.
+if [ "${CI:-}" = true ]; then
+    scripts/install-cluster-deps.sh || echo "test-all: could not install MPICH" >&2
+fi
+if command -v mpirun >/dev/null && pkg-config --exists mpich 2>/dev/null; then
+    cargo clippy -p lazuli --all-targets --features cluster -- -D warnings
+    cargo test --profile dev -p lazuli --features cluster --lib cluster
+    cargo test --profile dev -p lazuli --features cluster --test cluster
+else
+    echo "test-all: MPICH not found: the cluster build is NOT tested (scripts/install-cluster-deps.sh)" >&2
+fi
 
 # The client tests drive the release binary.
 cargo build --release
