@@ -93,6 +93,8 @@ impl Engine {
         let on_done: OnDone = match self.peers.clone() {
             Some(peers) => {
                 peers.search_on(&self.tt);
+                #[cfg(feature = "cluster")]
+                peers.count_with(self.pool.node_counts());
                 let vote = crate::peers::votes(&limits).then(|| self.pool.vote_mode());
                 let root = *board.position();
                 Box::new(move |result, ended| {

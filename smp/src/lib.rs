@@ -16,6 +16,8 @@ pub mod vote;
 
 pub use facade::Engine;
 pub use helpers::HelperPolicy;
+#[cfg(feature = "cluster")]
+pub use peers::NodeCounts;
 pub use peers::Peers;
 pub use pool::{Pool, Search, StopHandle};
 pub use thread::{Ended, OnDone, TbSettings};

@@ -15,6 +15,33 @@ pub trait Peers: Send + Sync {
     /// answer with. The process that answers stops the others and, given a `vote`, chooses
     /// among every process's result; the others hand theirs over and keep it.
     fn finish(&self, local: SearchResult, vote: Option<VoteMode>) -> SearchResult;
+
+    /// The search about to start counts its nodes with `counts`.
+    #[cfg(feature = "cluster")]
+    fn count_with(&self, counts: NodeCounts);
+}
+
+/// A pool's node count of the current search, and where the other processes' count goes (the
+/// pool's `info` lines and node limit add it).
+#[cfg(feature = "cluster")]
+#[derive(Clone)]
+pub struct NodeCounts(pub(crate) Arc<crate::thread::Shared>);
+
+#[cfg(feature = "cluster")]
+impl NodeCounts {
+    /// This process's nodes.
+    pub fn own(&self) -> u64 {
+        self.0.own_nodes()
+    }
+
+    /// The other processes' nodes, as last reported.
+    pub fn others(&self) -> u64 {
+        self.0.signals.others_nodes.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    pub fn set_others(&self, nodes: u64) {
+        self.0.signals.others_nodes.store(nodes, std::sync::atomic::Ordering::Relaxed);
+    }
 }
 
 /// Whether the processes' results go to a vote after a search with `limits`: as between one

@@ -265,6 +265,8 @@ impl Pool {
             counter.store(0, Ordering::Relaxed);
         }
         self.shared.tb_hits.store(0, Ordering::Relaxed);
+        #[cfg(feature = "cluster")]
+        self.signals.others_nodes.store(0, Ordering::Relaxed);
         let limits = &search.limits;
         let vote = self.threads() > 1
             && limits.depth.is_none()
@@ -327,6 +329,12 @@ impl Pool {
     /// Nodes searched so far by all threads.
     pub fn nodes(&self) -> u64 {
         self.shared.total_nodes()
+    }
+
+    /// This pool's node count of the current search, and where the other processes' goes.
+    #[cfg(feature = "cluster")]
+    pub fn node_counts(&self) -> crate::peers::NodeCounts {
+        crate::peers::NodeCounts(Arc::clone(&self.shared))
     }
 }
 

@@ -134,6 +134,9 @@ pub(crate) struct Signals {
     pub(crate) searching: AtomicBool,
     /// Wakes the main thread waiting out `go infinite` or a ponder search.
     wake: (Mutex<()>, Condvar),
+    /// The other processes' nodes in the current search, as last reported (`crate::peers`).
+    #[cfg(feature = "cluster")]
+    pub(crate) others_nodes: AtomicU64,
 }
 
 impl Signals {
@@ -182,7 +185,15 @@ impl Shared {
         }
     }
 
+    /// Nodes of the current search: this process's threads' and, in a cluster, the others'.
     pub(crate) fn total_nodes(&self) -> u64 {
+        let own = self.own_nodes();
+        #[cfg(feature = "cluster")]
+        let own = own + self.signals.others_nodes.load(Ordering::Relaxed);
+        own
+    }
+
+    pub(crate) fn own_nodes(&self) -> u64 {
         self.counters.iter().map(|c| c.load(Ordering::Relaxed)).sum()
     }
 

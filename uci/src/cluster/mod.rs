@@ -163,7 +163,11 @@ struct Leader {
 
 impl Peers for Leader {
     fn search_on(&self, table: &Arc<TranspositionTable>) {
-        self.exchange.search_on(table);
+        self.exchange.search_on(table, self.searches.load(Ordering::SeqCst));
+    }
+
+    fn count_with(&self, counts: smp::NodeCounts) {
+        self.exchange.count_with(counts);
     }
 
     fn finish(&self, local: SearchResult, vote: Option<VoteMode>) -> SearchResult {
@@ -183,7 +187,9 @@ impl Peers for Leader {
             }
             results.push(result.filter(|r| r.depth > 0));
         }
-        let nodes = results.iter().flatten().map(|r| r.nodes).sum();
+        // This rank's count already holds the others' last reports: their final counts replace them.
+        let own = local.nodes.saturating_sub(self.exchange.others_reported());
+        let nodes = own + results[1..].iter().flatten().map(|r| r.nodes).sum::<u64>();
         let chosen = vote.map_or(0, |mode| smp::vote::choose(&results, mode));
         let mut answer = results[chosen].take().filter(|r| !r.best_move.is_null()).unwrap_or(local);
         answer.nodes = nodes;
@@ -199,7 +205,11 @@ struct Follower {
 
 impl Peers for Follower {
     fn search_on(&self, table: &Arc<TranspositionTable>) {
-        self.exchange.search_on(table);
+        self.exchange.search_on(table, self.searches.load(Ordering::SeqCst));
+    }
+
+    fn count_with(&self, counts: smp::NodeCounts) {
+        self.exchange.count_with(counts);
     }
 
     fn finish(&self, local: SearchResult, _vote: Option<VoteMode>) -> SearchResult {
