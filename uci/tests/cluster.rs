@@ -15,9 +15,14 @@ const TEN_S: Duration = Duration::from_secs(10);
 
 /// `ranks` processes of the engine under `mpirun` on this machine (oversubscribed if need be).
 fn cluster(ranks: usize) -> Engine {
+    cluster_tagged(ranks, "")
+}
+
+/// `cluster`, with `tag` in every rank's environment (to find its processes).
+fn cluster_tagged(ranks: usize, tag: &str) -> Engine {
     let mut command = Command::new("mpirun");
     command.args(["-np", &ranks.to_string(), env!("CARGO_BIN_EXE_lazuli")]);
-    command.env_remove("LAZULI_LOG");
+    command.env_remove("LAZULI_LOG").env("LAZULI_TEST_TAG", tag);
     let mut engine = Engine::spawn(command);
     engine.send("uci");
     engine.read_until("uciok", TEN_S);
@@ -122,4 +127,45 @@ fn bad_input_gets_the_single_machine_answers() {
     let lines = engine.read_until("bestmove", TEN_S);
     assert_ne!(bestmove_of(&lines), "0000");
     assert!(quit(&mut engine, TEN_S), "every rank ends on quit");
+}
+
+/// The processes whose environment holds `LAZULI_TEST_TAG=tag`, with their MPI rank if any.
+fn tagged_processes(tag: &str) -> Vec<(u32, Option<String>)> {
+    let wanted = format!("LAZULI_TEST_TAG={tag}");
+    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+    let mut found = Vec::new();
+    for entry in entries.flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else { continue };
+        let Ok(environ) = std::fs::read(entry.path().join("environ")) else { continue };
+        let vars: Vec<String> =
+            environ.split(|&b| b == 0).map(|v| String::from_utf8_lossy(v).into_owned()).collect();
+        if vars.contains(&wanted) {
+            found.push((pid, vars.iter().find_map(|v| v.strip_prefix("PMI_RANK=").map(str::to_string))));
+        }
+    }
+    found
+}
+
+#[test]
+fn a_killed_rank_ends_every_other_rank_instead_of_hanging() {
+    let tag = format!("kill-{}", std::process::id());
+    let mut engine = cluster_tagged(2, &tag);
+    engine.send("go infinite");
+    engine.wait_for_depth(4);
+    let follower = tagged_processes(&tag).into_iter().find(|(_, rank)| rank.as_deref() == Some("1"));
+    let (pid, _) = follower.expect("rank 1 runs");
+    assert!(Command::new("kill").args(["-KILL", &pid.to_string()]).status().expect("kill").success());
+    let deadline = Instant::now() + TEN_S;
+    let status = loop {
+        if let Ok(Some(status)) = engine.child.try_wait() {
+            break status;
+        }
+        assert!(Instant::now() < deadline, "mpirun still runs 10 s after a rank was killed");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(!status.success(), "a killed rank is a failure of the run");
+    std::thread::sleep(Duration::from_millis(200));
+    let left: Vec<u32> =
+        tagged_processes(&tag).into_iter().filter(|(_, rank)| rank.is_some()).map(|(pid, _)| pid).collect();
+    assert!(left.is_empty(), "ranks left running: {left:?}");
 }
