@@ -221,7 +221,7 @@ fn parse_position(rest: &[&str]) -> Result<Command, ParseError> {
     Ok(Command::Position { fen, moves })
 }
 
-const GO_KEYWORDS: &[&str] = &[
+pub(crate) const GO_KEYWORDS: &[&str] = &[
     "wtime",
     "btime",
     "winc",

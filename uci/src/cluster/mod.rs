@@ -112,7 +112,7 @@ fn follower_line(line: &str) -> Option<String> {
             for word in words {
                 if word == "searchmoves" {
                     in_moves = true;
-                } else if GO_WORDS.contains(&word) {
+                } else if crate::command::GO_KEYWORDS.contains(&word) {
                     in_moves = false;
                 } else if in_moves {
                     search_moves.push(word);
@@ -127,20 +127,6 @@ fn follower_line(line: &str) -> Option<String> {
         _ => Some(line.to_string()),
     }
 }
-
-const GO_WORDS: [&str; 11] = [
-    "wtime",
-    "btime",
-    "winc",
-    "binc",
-    "movestogo",
-    "depth",
-    "nodes",
-    "mate",
-    "movetime",
-    "infinite",
-    "ponder",
-];
 
 /// Options that write files.
 const LEADER_ONLY: [&str; 4] = ["save hash", "save hash to file", "keep hash file", "debug log file"];
