@@ -10,12 +10,39 @@ use mpi::traits::*;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-/// Set when this process leaves MPI: lines read after `quit` are not sent.
-static CLOSED: AtomicBool = AtomicBool::new(false);
+/// Whether the leader's lines still go out: not after `quit` (the followers stop reading there,
+/// and a line left unread would still be in flight when MPI closes), nor once the process leaves
+/// MPI.
+struct Gate {
+    closed: AtomicBool,
+}
 
-/// No message is sent from now on (the process is leaving MPI).
+impl Gate {
+    const fn new() -> Gate {
+        Gate { closed: AtomicBool::new(false) }
+    }
+
+    /// Whether `line` is sent; a `quit` is, and closes the gate behind it.
+    fn admit(&self, line: &str) -> bool {
+        if self.closed.load(Ordering::SeqCst) {
+            return false;
+        }
+        if is_quit(line) {
+            self.close();
+        }
+        true
+    }
+
+    fn close(&self) {
+        self.closed.store(true, Ordering::SeqCst);
+    }
+}
+
+static OUTGOING: Gate = Gate::new();
+
+/// No line is sent from now on (the process is leaving MPI).
 pub fn close() {
-    CLOSED.store(true, Ordering::SeqCst);
+    OUTGOING.close();
 }
 
 const COMMAND: i32 = 1;
@@ -39,9 +66,9 @@ impl Link {
         Link { rank: world.rank(), size: world.size() }
     }
 
-    /// The leader sends `line` to every follower.
+    /// The leader sends `line` to every follower (nothing after a `quit`).
     pub fn send_line(&self, line: &str) {
-        if CLOSED.load(Ordering::SeqCst) {
+        if !OUTGOING.admit(line) {
             return;
         }
         let world = SimpleCommunicator::world();
@@ -62,7 +89,7 @@ impl Link {
             };
             let (bytes, _) = probed.matched_receive_vec::<u8>();
             let line = String::from_utf8_lossy(&bytes).into_owned();
-            let quit = line.trim() == "quit";
+            let quit = is_quit(&line);
             if !deliver(line) || quit {
                 return;
             }
@@ -94,6 +121,20 @@ impl Link {
             }
         }
         None
+    }
+}
+
+/// Whether the session ends at `line` (extra words after `quit` do not change that).
+fn is_quit(line: &str) -> bool {
+    matches!(crate::command::parse(line), Ok(crate::command::Command::Quit))
+}
+
+/// Receives and drops every message still addressed to this process, so that none is in flight
+/// when it leaves MPI (after every rank has stopped sending).
+pub fn drain() {
+    let world = SimpleCommunicator::world();
+    while let Some(probed) = world.any_process().immediate_matched_probe() {
+        let _ = probed.matched_receive_vec::<u8>();
     }
 }
 
@@ -149,6 +190,18 @@ fn decode(bytes: &[u8]) -> Option<(u64, SearchResult)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn nothing_follows_a_quit_to_the_followers() {
+        let gate = Gate::new();
+        assert!(gate.admit("go infinite"));
+        assert!(gate.admit("quit now"), "the quit itself goes, extra words and all");
+        assert!(!gate.admit("stop"), "the stop of the search that quit ended");
+        assert!(!gate.admit("quit"), "the quit sent again at the end of the input");
+        let leaving = Gate::new();
+        leaving.close();
+        assert!(!leaving.admit("isready"));
+    }
 
     #[test]
     fn a_result_comes_back_as_it_was_sent_and_a_damaged_one_is_refused() {

@@ -45,7 +45,10 @@ pub fn run_stdio() {
     if let Some(exchange) = exchange {
         exchange.close();
     }
-    mpi::topology::SimpleCommunicator::world().barrier();
+    let world = mpi::topology::SimpleCommunicator::world();
+    world.barrier();
+    link::drain();
+    world.barrier();
     drop(universe);
 }
 
@@ -56,13 +59,7 @@ fn lead(link: Link) -> Option<Arc<Exchange>> {
         out.clone(),
         |session| {
             let exchange = Exchange::start(link, Some((out, session.stop_handle())));
-            let leader = Leader {
-                link,
-                searches: AtomicU64::new(0),
-                gone: gone_list(link),
-                exchange: exchange.clone(),
-            };
-            session.set_peers(Arc::new(leader));
+            session.set_peers(Arc::new(Rank::new(link, exchange.clone())));
             started = Some(exchange);
         },
         move |deliver| {
@@ -72,7 +69,7 @@ fn lead(link: Link) -> Option<Arc<Exchange>> {
                 }
                 deliver(input)
             });
-            // The end of the input ends every process, as `quit` does.
+            // The end of the input ends every process, as `quit` does (sent once only).
             link.send_line("quit");
         },
     );
@@ -81,8 +78,7 @@ fn lead(link: Link) -> Option<Arc<Exchange>> {
 
 fn follow(link: Link) -> Option<Arc<Exchange>> {
     let exchange = Exchange::start(link, None);
-    let peers: Arc<dyn Peers> =
-        Arc::new(Follower { link, searches: AtomicU64::new(0), exchange: exchange.clone() });
+    let peers: Arc<dyn Peers> = Arc::new(Rank::new(link, exchange.clone()));
     run_lines(
         Output::new(Box::new(std::io::sink())),
         |session| session.set_peers(peers),
@@ -94,10 +90,6 @@ fn follow(link: Link) -> Option<Arc<Exchange>> {
         },
     );
     Some(exchange)
-}
-
-fn gone_list(link: Link) -> Vec<AtomicBool> {
-    (0..link.size).map(|_| AtomicBool::new(false)).collect()
 }
 
 /// What a follower makes of the leader's line: every search runs without a clock or limit
@@ -138,26 +130,29 @@ fn names_option(line: &str, option: &str) -> bool {
     words.get(1).is_some_and(|w| w == "name") && words[2.min(name_end)..name_end].join(" ") == option
 }
 
-struct Leader {
+/// This process's side of the cluster, for its engine: the same for the leader and a follower
+/// but for what happens when a search ends.
+struct Rank {
     link: Link,
-    /// Searches finished, each matched with the followers' by its number.
+    /// Searches finished, each matched with the other ranks' by its number.
     searches: AtomicU64,
-    /// Followers that once gave no result in time.
-    gone: Vec<AtomicBool>,
     exchange: Arc<Exchange>,
+    /// The leader's record of followers that once gave no result in time.
+    gone: Vec<AtomicBool>,
 }
 
-impl Peers for Leader {
-    fn search_on(&self, table: &Arc<TranspositionTable>) {
-        self.exchange.search_on(table, self.searches.load(Ordering::SeqCst));
+impl Rank {
+    fn new(link: Link, exchange: Arc<Exchange>) -> Rank {
+        Rank {
+            link,
+            searches: AtomicU64::new(0),
+            exchange,
+            gone: (0..link.size).map(|_| AtomicBool::new(false)).collect(),
+        }
     }
 
-    fn count_with(&self, counts: smp::NodeCounts) {
-        self.exchange.count_with(counts);
-    }
-
-    fn finish(&self, local: SearchResult, vote: Option<VoteMode>) -> SearchResult {
-        let search = self.searches.fetch_add(1, Ordering::SeqCst);
+    /// The leader stops the followers, collects their results and votes.
+    fn gather(&self, search: u64, local: SearchResult, vote: Option<VoteMode>) -> SearchResult {
         self.link.send_line("stop");
         let deadline = Instant::now() + ANSWER_WAIT;
         let mut results = vec![Some(local.clone())];
@@ -183,13 +178,7 @@ impl Peers for Leader {
     }
 }
 
-struct Follower {
-    link: Link,
-    searches: AtomicU64,
-    exchange: Arc<Exchange>,
-}
-
-impl Peers for Follower {
+impl Peers for Rank {
     fn search_on(&self, table: &Arc<TranspositionTable>) {
         self.exchange.search_on(table, self.searches.load(Ordering::SeqCst));
     }
@@ -198,8 +187,11 @@ impl Peers for Follower {
         self.exchange.count_with(counts);
     }
 
-    fn finish(&self, local: SearchResult, _vote: Option<VoteMode>) -> SearchResult {
+    fn finish(&self, local: SearchResult, vote: Option<VoteMode>) -> SearchResult {
         let search = self.searches.fetch_add(1, Ordering::SeqCst);
+        if self.link.rank == 0 {
+            return self.gather(search, local, vote);
+        }
         self.link.send_result(search, &local);
         local
     }
