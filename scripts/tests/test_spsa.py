@@ -1,0 +1,190 @@
+"""Tests of the SPSA tool: the schedule, the update's direction, the state file and a run.
+
+Run: .venv/bin/python -m unittest discover -s scripts/tests
+"""
+
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SCRIPTS = os.path.dirname(HERE)
+sys.path.insert(0, SCRIPTS)
+
+from lazuli_match.spsa import Param, Schedule, State, Tally, parse_params  # noqa: E402
+
+FAKE = os.path.join(HERE, "fake_engine.py")
+SPSA = os.path.join(SCRIPTS, "spsa.py")
+
+LISTING = """\
+RAZOR_MARGIN, int, 250, 100, 500, 25, 0.002
+TM_SOFT_PERCENT, int, 60, 40, 90, 5, 0.002
+LMR_QUIET_BASE, int, 80, 0, 200, 10, 0.002
+"""
+
+
+def new_state(params, iterations=2000, seed=7):
+    return State(seed=seed, schedule=Schedule(iterations), limit={"nodes": 1000}, options={},
+                 pairs_per_iteration=2, params=params)
+
+
+def synthetic_iteration(state, k, targets, rng):
+    """Two pairs where each game goes to the side nearer its targets with probability 0.7
+    (a parameter without a target plays no part: its games are coin flips)."""
+    plus, minus = state.sides(k)
+    nearer = sum(abs(minus[n] - t) - abs(plus[n] - t) for n, t in targets.items())
+    p_plus = 0.5 if nearer == 0 else (0.7 if nearer > 0 else 0.3)
+    tally = Tally()
+    for _ in range(2 * state.pairs_per_iteration):
+        if rng.random() < p_plus:
+            tally.wins += 1
+        else:
+            tally.losses += 1
+    return tally
+
+
+class SpsaArithmeticTest(unittest.TestCase):
+    def test_the_schedule_ends_at_the_declared_step_and_rate(self):
+        param = Param("X", 100.0, 100, 0, 200, 10.0, 0.002)
+        schedule = Schedule(5000)
+        self.assertAlmostEqual(schedule.step(param, 5000), 10.0)
+        self.assertAlmostEqual(schedule.rate(param, 5000), 0.002 * 100)
+        self.assertGreater(schedule.step(param, 1), schedule.step(param, 2500))
+        self.assertGreater(schedule.rate(param, 1), schedule.rate(param, 2500))
+
+    def test_values_climb_to_what_wins_and_a_parameter_that_plays_no_part_stays_near_its_start(self):
+        state = new_state([Param("GOOD", 50.0, 50, 0, 100, 5.0, 0.002),
+                           Param("IDLE", 50.0, 50, 0, 100, 5.0, 0.002)])
+        rng = random.Random(3)
+        for k in range(1, 2001):
+            state.update(k, synthetic_iteration(state, k, {"GOOD": 80}, rng))
+        good, idle = state.params
+        self.assertLess(abs(good.value - 80), 8, f"GOOD ended at {good.value}")
+        self.assertLess(abs(idle.value - 50), 12, f"IDLE wandered to {idle.value}")
+        self.assertEqual(state.tally.games, 8000)
+
+    def test_values_stay_inside_their_range(self):
+        state = new_state([Param("LOW", 2.0, 2, 0, 10, 3.0, 0.5)])
+        for k in range(1, 200):
+            plus, minus = state.sides(k)
+            self.assertTrue(0 <= minus["LOW"] <= plus["LOW"] + 6 and plus["LOW"] <= 10)
+            # The minus side always wins: the value is pushed down against its floor.
+            wins = 4 if state.direction(k)[0] < 0 else 0
+            state.update(k, Tally(wins=wins, losses=4 - wins))
+            self.assertGreaterEqual(state.params[0].value, 0.0)
+        self.assertEqual(state.params[0].value, 0.0)
+
+    def test_a_run_stopped_and_resumed_from_its_file_ends_where_an_unbroken_one_does(self):
+        def params():
+            return [Param("A", 50.0, 50, 0, 100, 5.0, 0.002), Param("B", 10.0, 10, 0, 40, 2.0, 0.002)]
+
+        whole = new_state(params())
+        rng_whole = random.Random(11)
+        for k in range(1, 301):
+            whole.update(k, synthetic_iteration(whole, k, {"A": 70, "B": 5}, rng_whole))
+
+        broken = new_state(params())
+        rng_broken = random.Random(11)
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "state.json")
+            for k in range(1, 301):
+                broken.update(k, synthetic_iteration(broken, k, {"A": 70, "B": 5}, rng_broken))
+                if k % 100 == 0:
+                    broken.save(path)
+                    broken = State.load(path)
+            self.assertEqual(os.listdir(tmp), ["state.json"], "no temporary file left")
+        self.assertEqual(broken.to_json(), whole.to_json())
+
+    def test_an_iteration_applied_twice_or_out_of_order_is_refused(self):
+        state = new_state([Param("A", 50.0, 50, 0, 100, 5.0, 0.002)])
+        state.update(1, Tally(wins=1, draws=3))
+        with self.assertRaises(ValueError):
+            state.update(1, Tally(wins=1, draws=3))
+        with self.assertRaises(ValueError):
+            state.update(3, Tally(draws=4))
+
+    def test_the_engine_listing_is_read_with_its_filters(self):
+        names = [p.name for p in parse_params(LISTING + "note: not a parameter\n")]
+        self.assertEqual(names, ["RAZOR_MARGIN", "TM_SOFT_PERCENT", "LMR_QUIET_BASE"])
+        self.assertEqual([p.name for p in parse_params(LISTING, skip_prefixes=["TM_"])],
+                         ["RAZOR_MARGIN", "LMR_QUIET_BASE"])
+        razor = parse_params(LISTING, only=["RAZOR_MARGIN"])[0]
+        self.assertEqual((razor.value, razor.low, razor.high, razor.c_end), (250.0, 100, 500, 25.0))
+        with self.assertRaises(ValueError):
+            parse_params(LISTING, only=["NO_SUCH"])
+        with self.assertRaises(ValueError):
+            parse_params("X, float, 1.5, 0, 2, 0.1, 0.002\n")
+
+
+class SpsaRunTest(unittest.TestCase):
+    """The tool against the fake engine, whose Hash option stands in for a search constant."""
+
+    def write_state(self, tmp):
+        state = State(seed=5, schedule=Schedule(100), limit={"nodes": 100}, options={"Threads": "1"},
+                      pairs_per_iteration=2, params=[Param("Hash", 16.0, 16, 1, 64, 4.0, 0.002)])
+        path = os.path.join(tmp, "state.json")
+        state.save(path)
+        return path
+
+    def spsa(self, *args):
+        return subprocess.run([sys.executable, SPSA, *args], capture_output=True, text=True,
+                              timeout=120)
+
+    def test_a_run_plays_its_iterations_and_saves_them(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = self.write_state(tmp)
+            engine = f"{sys.executable} {FAKE} good"
+            done = self.spsa("run", "--state", path, "--engine", engine, "--count", "2")
+            self.assertEqual(done.returncode, 0, done.stderr)
+            with open(path, encoding="utf-8") as handle:
+                saved = json.load(handle)
+            self.assertEqual(saved["iteration"], 2)
+            self.assertEqual(sum(saved["tally"].values()), 8)
+            again = self.spsa("run", "--state", path, "--engine", engine, "--count", "1")
+            self.assertEqual(again.returncode, 0, again.stderr)
+            self.assertEqual(State.load(path).iteration, 3)
+            shown = self.spsa("show", "--state", path)
+            self.assertIn("iteration 3 of 100", shown.stdout)
+            self.assertRegex(shown.stdout, r"Hash\s+16 ->")
+
+    def test_an_engine_that_crashes_stops_the_run_and_the_iteration_does_not_count(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = self.write_state(tmp)
+            done = self.spsa("run", "--state", path, "--engine", f"{sys.executable} {FAKE} crash 2",
+                             "--count", "3")
+            self.assertEqual(done.returncode, 2, done.stdout)
+            self.assertIn("iteration 1 not counted", done.stderr)
+            self.assertIn("crash", done.stderr)
+            self.assertEqual(State.load(path).iteration, 0)
+
+    def test_a_damaged_state_is_named_and_left_alone(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = self.write_state(tmp)
+            with open(path, encoding="utf-8") as handle:
+                text = handle.read()
+            for damaged in (text[: len(text) // 2], text.replace('"params"', '"parameters"'), "[]"):
+                with open(path, "w", encoding="utf-8") as handle:
+                    handle.write(damaged)
+                done = self.spsa("show", "--state", path)
+                self.assertEqual(done.returncode, 1, done.stderr)
+                self.assertIn(path, done.stderr)
+                self.assertNotIn("Traceback", done.stderr)
+                with open(path, encoding="utf-8") as handle:
+                    self.assertEqual(handle.read(), damaged)
+
+    def test_init_refuses_to_overwrite_a_run(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = self.write_state(tmp)
+            done = self.spsa("init", "--state", path, "--engine", "true", "--iterations", "10",
+                             "--nodes", "1000")
+            self.assertEqual(done.returncode, 1)
+            self.assertIn("exists", done.stderr)
+            self.assertEqual(State.load(path).iteration, 0)
+
+
+if __name__ == "__main__":
+    unittest.main()
