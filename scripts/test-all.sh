@@ -25,23 +25,26 @@ cargo test --release --workspace
 # The SPSA build (search constants as UCI options) must keep compiling and offering them.
 cargo clippy --workspace --all-targets --features lazuli/spsa -- -D warnings
 cargo test --profile dev -p lazuli --features spsa --lib options
-# The cluster build (MPI): its lints, unit tests and tests under mpirun. Under CI the Debian
-# packages it needs are installed here; elsewhere a machine without MPICH skips it, saying so.
-if [ "${CI:-}" = true ]; then
-    scripts/install-cluster-deps.sh || echo "test-all: could not install MPICH" >&2
-fi
-if command -v mpirun >/dev/null && pkg-config --exists mpich 2>/dev/null; then
-    cargo clippy -p lazuli --all-targets --features cluster -- -D warnings
-    cargo test --profile dev -p lazuli --features cluster --lib cluster
-    cargo test --profile dev -p lazuli --features cluster --test cluster
-else
-    echo "test-all: MPICH not found: the cluster build is NOT tested (scripts/install-cluster-deps.sh)" >&2
-fi
-
 # The client tests drive the release binary.
 cargo build --release
 binary="${CARGO_TARGET_DIR:-target}/release/lazuli"
 case "$binary" in /*) ;; *) binary="$PWD/$binary" ;; esac
+
+# The cluster build (MPI): its lints, unit tests and tests under mpirun (against the release
+# build's bench), and the python-chess game below. Under CI the Debian packages it needs are
+# installed here; elsewhere a machine without MPICH skips it, saying so.
+if [ "${CI:-}" = true ]; then
+    scripts/install-cluster-deps.sh || echo "test-all: could not install MPICH" >&2
+fi
+cluster_binary=
+if command -v mpirun >/dev/null && pkg-config --exists mpich 2>/dev/null; then
+    cargo clippy -p lazuli --all-targets --features cluster -- -D warnings
+    cargo test --profile dev -p lazuli --features cluster --lib cluster
+    LAZULI_DEFAULT_BIN="$binary" cargo test --profile dev -p lazuli --features cluster --test cluster
+    cluster_binary="$(dirname "$(dirname "$binary")")/debug/lazuli"
+else
+    echo "test-all: MPICH not found: the cluster build is NOT tested (scripts/install-cluster-deps.sh)" >&2
+fi
 
 # The bench signature: the node count of `lazuli bench` against the `Bench:` line of the newest
 # commit that has one (needs the git history; fails without it).
@@ -62,7 +65,7 @@ fi
     -r tests/python/requirements.txt -r scripts/requirements.txt
 
 status=0
-LAZULI_BIN="$binary" "$venv/bin/python" -m pytest tests/python -q -p no:cacheprovider || status=$?
+LAZULI_BIN="$binary" LAZULI_CLUSTER_BIN="$cluster_binary" "$venv/bin/python" -m pytest tests/python -q -p no:cacheprovider || status=$?
 if [ "$status" -eq 5 ]; then
     echo "pytest collected no tests in tests/python" >&2
     exit 1

@@ -129,6 +129,42 @@ fn bad_input_gets_the_single_machine_answers() {
     assert!(quit(&mut engine, TEN_S), "every rank ends on quit");
 }
 
+/// The first number of `line` (a bench's total: `N nodes M nps`).
+fn nodes_of(line: &str) -> u64 {
+    line.split_whitespace()
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no count in {line:?}"))
+}
+
+/// The default build's bench node count: `lazuli bench` of the build that `LAZULI_DEFAULT_BIN`
+/// names (scripts/test-all.sh passes its release build, which has no `cluster` feature), else
+/// this process's own bench, the same search with no other rank.
+fn default_bench_nodes() -> u64 {
+    let Some(binary) = std::env::var_os("LAZULI_DEFAULT_BIN") else {
+        return engine::bench::run_bench(engine::bench::DEFAULT_BENCH_DEPTH, |_, _, _| {}).nodes;
+    };
+    let output = Command::new(&binary).arg("bench").output().expect("the default build runs");
+    assert!(output.status.success(), "{output:?}");
+    let text = String::from_utf8_lossy(&output.stdout);
+    nodes_of(text.lines().rev().find(|l| l.ends_with(" nps")).expect("the bench's total"))
+}
+
+#[test]
+fn one_rank_gives_the_default_builds_bench_node_count() {
+    let expected = default_bench_nodes();
+    // Alone, and as the leader of two (whose bench is its own: no rank shares it).
+    for ranks in [1, 2] {
+        let mut engine = cluster(ranks);
+        engine.send("bench");
+        engine.send("isready");
+        let lines = engine.read_until("readyok", Duration::from_secs(600));
+        let total = lines.iter().find(|l| l.ends_with(" nps")).expect("bench answers");
+        assert_eq!(nodes_of(total), expected, "{ranks} rank(s): {lines:?}");
+        assert!(quit(&mut engine, TEN_S), "every rank ends on quit");
+    }
+}
+
 /// The processes whose environment holds `LAZULI_TEST_TAG=tag`, with their MPI rank if any.
 fn tagged_processes(tag: &str) -> Vec<(u32, Option<String>)> {
     let wanted = format!("LAZULI_TEST_TAG={tag}");
