@@ -5,7 +5,8 @@
 # then the tools under scripts/: their unit tests, the scaling charts from a tiny `lazuli
 # scaling` run, a smoke match (crashes, illegal moves and time forfeits fail) and OpenBench's
 # build-and-bench steps; last, the committed tree cloned into an empty directory runs its
-# cargo tests there (the test data is in tests/data, nothing outside the clone is needed).
+# cargo tests there (the test data is in tests/data, nothing outside the clone is needed). A
+# clean tree's cargo tests run only there; a tree with changes runs them in both places.
 # Needs only the Rust toolchain, git (with the history of the checkout) and Python 3 (with
 # venv): the Python packages are installed into .venv, pinned by tests/python/requirements.txt
 # and scripts/requirements.txt. The cluster build is tested where MPICH is installed (under CI,
@@ -21,7 +22,11 @@ cd "$(dirname "$0")/.."
 
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets -- -D warnings
-cargo test --release --workspace
+# The workspace's tests. A tree with changes is tested here; a clean one (as under CI) only in
+# the clone at the end, which holds the same files and nothing beside them.
+if [ -n "$(git status --porcelain 2>/dev/null)" ] || ! git rev-parse --git-dir >/dev/null 2>&1; then
+    cargo test --release --workspace
+fi
 # The SPSA build (search constants as UCI options) must keep compiling and offering them.
 cargo clippy --workspace --all-targets --features lazuli/spsa -- -D warnings
 cargo test --profile dev -p lazuli --features spsa --lib options
