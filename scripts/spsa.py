@@ -9,6 +9,11 @@
         --engine /work/bin/lazuli-spsa --minutes 120
     # the values so far, and which moved
     .venv/bin/python scripts/spsa.py show --state notes/data/spsa/state.json
+    # the values as match.py options for an spsa build (to test them), or written into the
+    # source as the new defaults (when they have passed)
+    .venv/bin/python scripts/spsa.py options --state notes/data/spsa/state.json
+    .venv/bin/python scripts/spsa.py apply --state notes/data/spsa/state.json \\
+        --source engine/src/search/params.rs
 
 The engine must be a build with the ``spsa`` feature (every constant is a UCI option there).
 An iteration plays ``--pairs`` game pairs at once (one per core is right), each pair one
@@ -38,7 +43,8 @@ from lazuli_match.adjudication import AdjudicationRules  # noqa: E402
 from lazuli_match.engines import EnginePlayer, EngineSpec  # noqa: E402
 from lazuli_match.game import GameResult, GameSettings, play_game  # noqa: E402
 from lazuli_match.openings import Opening, load_openings  # noqa: E402
-from lazuli_match.spsa import Schedule, State, Tally, moved, parse_params  # noqa: E402
+from lazuli_match.spsa import (Schedule, State, Tally, apply_to_source, moved,  # noqa: E402
+                                option_arguments, parse_params, tuned_values)  # noqa: E402
 from lazuli_match.timecontrol import TimeControl  # noqa: E402
 
 DEFAULT_OPENINGS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "openings-large.epd")
@@ -81,6 +87,14 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
 
     show = sub.add_parser("show", help="print the values and the games so far")
     show.add_argument("--state", required=True)
+
+    options = sub.add_parser("options", help="print the values as match.py's option.NAME=VALUE")
+    options.add_argument("--state", required=True)
+    options.add_argument("--moved", action="store_true", help="only the values that moved")
+
+    apply = sub.add_parser("apply", help="write the values into params.rs as the defaults")
+    apply.add_argument("--state", required=True)
+    apply.add_argument("--source", required=True, help="engine/src/search/params.rs")
     return p.parse_args(argv)
 
 
@@ -237,9 +251,32 @@ def show(args: argparse.Namespace) -> int:
     return 0
 
 
+def options(args: argparse.Namespace) -> int:
+    state = State.load(args.state)
+    values = tuned_values(state)
+    if args.moved:
+        values = {name: value for name, _, value in moved(state)}
+    print(" ".join(option_arguments(values)))
+    return 0
+
+
+def apply(args: argparse.Namespace) -> int:
+    state = State.load(args.state)
+    with open(args.source, encoding="utf-8") as handle:
+        source = handle.read()
+    changed, changes = apply_to_source(source, tuned_values(state))
+    with open(args.source, "w", encoding="utf-8") as handle:
+        handle.write(changed)
+    for name, old, new in changes:
+        print(f"{name} {old} -> {new}")
+    print(f"{args.source}: {len(changes)} of {len(state.params)} defaults changed "
+          f"(iteration {state.iteration} of {state.schedule.iterations})")
+    return 0
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args = parse_args(argv)
-    commands = {"init": init, "run": run, "show": show}
+    commands = {"init": init, "run": run, "show": show, "options": options, "apply": apply}
     try:
         return commands[args.command](args)
     except (ValueError, OSError, KeyError) as err:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 from dataclasses import asdict, dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -196,3 +197,32 @@ def parse_params(text: str, only: Optional[Sequence[str]] = None,
 def moved(state: State) -> List[Tuple[str, int, int]]:
     """(name, start, current value rounded) of every parameter whose rounded value moved."""
     return [(p.name, p.start, round(p.value)) for p in state.params if round(p.value) != p.start]
+
+
+def tuned_values(state: State) -> Dict[str, int]:
+    """Every parameter's current value, rounded as the engine is given it."""
+    return {p.name: round(p.value) for p in state.params}
+
+
+def option_arguments(values: Dict[str, int]) -> List[str]:
+    """``option.NAME=VALUE`` for each value: an ``--engine`` entry of match.py for an ``spsa``
+    build that plays with them."""
+    return [f"option.{name}={value}" for name, value in values.items()]
+
+
+def apply_to_source(source: str, values: Dict[str, int]) -> Tuple[str, List[Tuple[str, int, int]]]:
+    """``source`` (``engine/src/search/params.rs``) with each named constant's default replaced
+    by its value, and (name, old, new) for each default that changed. ValueError names a
+    constant the source does not declare exactly once."""
+    changes: List[Tuple[str, int, int]] = []
+    for name, value in values.items():
+        declaration = re.compile(rf"^(\s*{re.escape(name)} = )(-?\d+)(, -?\d+\.\.=-?\d+, step \d+;)",
+                                 re.MULTILINE)
+        found = declaration.findall(source)
+        if len(found) != 1:
+            raise ValueError(f"{name} is declared {len(found)} times in the source, not once")
+        old = int(found[0][1])
+        if old != value:
+            changes.append((name, old, value))
+        source = declaration.sub(lambda m, v=value: f"{m.group(1)}{v}{m.group(3)}", source)
+    return source, changes

@@ -15,10 +15,22 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPTS = os.path.dirname(HERE)
 sys.path.insert(0, SCRIPTS)
 
-from lazuli_match.spsa import Param, Schedule, State, Tally, parse_params  # noqa: E402
+from lazuli_match.spsa import (Param, Schedule, State, Tally, apply_to_source,  # noqa: E402
+                               option_arguments, parse_params, tuned_values)
 
 FAKE = os.path.join(HERE, "fake_engine.py")
 SPSA = os.path.join(SCRIPTS, "spsa.py")
+ROOT = os.path.dirname(SCRIPTS)
+
+SOURCE = """\
+tunables! {
+    // Razoring: drop into quiescence when far below alpha.
+    RAZOR_MAX_DEPTH = 3, 1..=5, step 1;
+    RAZOR_MARGIN = 250, 100..=500, step 25;
+    /// Not RAZOR_MARGIN = 1, which a comment may name.
+    LMR_NOISY_BASE = -10, -100..=100, step 10;
+}
+"""
 
 LISTING = """\
 RAZOR_MARGIN, int, 250, 100, 500, 25, 0.002
@@ -118,6 +130,60 @@ class SpsaArithmeticTest(unittest.TestCase):
             parse_params(LISTING, only=["NO_SUCH"])
         with self.assertRaises(ValueError):
             parse_params("X, float, 1.5, 0, 2, 0.1, 0.002\n")
+
+
+class SpsaResultTest(unittest.TestCase):
+    """What a run's values become: options to test them with, then the source's defaults."""
+
+    def test_the_values_become_the_sources_defaults_and_nothing_else_changes(self):
+        values = {"RAZOR_MARGIN": 231, "LMR_NOISY_BASE": -14, "RAZOR_MAX_DEPTH": 3}
+        changed, changes = apply_to_source(SOURCE, values)
+        self.assertEqual(changes, [("RAZOR_MARGIN", 250, 231), ("LMR_NOISY_BASE", -10, -14)])
+        expected = SOURCE.replace("RAZOR_MARGIN = 250,", "RAZOR_MARGIN = 231,").replace(
+            "LMR_NOISY_BASE = -10,", "LMR_NOISY_BASE = -14,")
+        self.assertEqual(changed, expected)
+        self.assertEqual(apply_to_source(changed, values), (changed, []))
+
+    def test_a_constant_the_source_does_not_declare_once_is_refused(self):
+        with self.assertRaisesRegex(ValueError, "NO_SUCH is declared 0 times"):
+            apply_to_source(SOURCE, {"RAZOR_MARGIN": 200, "NO_SUCH": 1})
+        twice = SOURCE + "    RAZOR_MARGIN = 250, 100..=500, step 25;\n"
+        with self.assertRaisesRegex(ValueError, "RAZOR_MARGIN is declared 2 times"):
+            apply_to_source(twice, {"RAZOR_MARGIN": 200})
+
+    def test_the_values_are_given_rounded_as_match_options(self):
+        state = new_state([Param("A", 49.6, 50, 0, 100, 5.0, 0.002),
+                           Param("B", -3.4, -2, -10, 10, 1.0, 0.002)])
+        self.assertEqual(option_arguments(tuned_values(state)), ["option.A=50", "option.B=-3"])
+
+    def test_the_committed_run_names_only_constants_the_engine_declares(self):
+        state = State.load(os.path.join(ROOT, "notes", "data", "spsa", "state.json"))
+        with open(os.path.join(ROOT, "engine", "src", "search", "params.rs"), encoding="utf-8") as f:
+            source = f.read()
+        # ValueError names any constant the source does not declare exactly once.
+        apply_to_source(source, {p.name: p.start for p in state.params})
+
+    def test_apply_writes_the_file_only_when_every_constant_is_found(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            state = new_state([Param("RAZOR_MARGIN", 231.4, 250, 100, 500, 25.0, 0.002)])
+            state_path = os.path.join(tmp, "state.json")
+            state.save(state_path)
+            source_path = os.path.join(tmp, "params.rs")
+            with open(source_path, "w", encoding="utf-8") as handle:
+                handle.write(SOURCE)
+            spsa = [sys.executable, SPSA, "apply", "--state", state_path, "--source", source_path]
+            done = subprocess.run(spsa, capture_output=True, text=True, timeout=60)
+            self.assertEqual(done.returncode, 0, done.stderr)
+            self.assertIn("RAZOR_MARGIN 250 -> 231", done.stdout)
+            with open(source_path, encoding="utf-8") as handle:
+                self.assertIn("RAZOR_MARGIN = 231, 100..=500", handle.read())
+            state.params.append(Param("NO_SUCH", 1.0, 1, 0, 2, 1.0, 0.002))
+            state.save(state_path)
+            done = subprocess.run(spsa, capture_output=True, text=True, timeout=60)
+            self.assertEqual(done.returncode, 1)
+            self.assertIn("NO_SUCH", done.stderr)
+            with open(source_path, encoding="utf-8") as handle:
+                self.assertIn("RAZOR_MARGIN = 231, 100..=500", handle.read())
 
 
 class SpsaRunTest(unittest.TestCase):
