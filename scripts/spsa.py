@@ -256,17 +256,25 @@ def options(args: argparse.Namespace) -> int:
     values = tuned_values(state)
     if args.moved:
         values = {name: value for name, _, value in moved(state)}
+    if not values:
+        print("spsa.py: no value has moved from its start", file=sys.stderr)
+        return 1
     print(" ".join(option_arguments(values)))
     return 0
 
 
 def apply(args: argparse.Namespace) -> int:
     state = State.load(args.state)
-    with open(args.source, encoding="utf-8") as handle:
+    with open(args.source, encoding="utf-8", newline="") as handle:
         source = handle.read()
-    changed, changes = apply_to_source(source, tuned_values(state))
-    with open(args.source, "w", encoding="utf-8") as handle:
+    changed, changes = apply_to_source(source, state)
+    # Replaced whole, as the state is: an interrupted write leaves the old source.
+    temporary = f"{args.source}.tmp"
+    with open(temporary, "w", encoding="utf-8", newline="") as handle:
         handle.write(changed)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(temporary, args.source)
     for name, old, new in changes:
         print(f"{name} {old} -> {new}")
     print(f"{args.source}: {len(changes)} of {len(state.params)} defaults changed "

@@ -210,19 +210,27 @@ def option_arguments(values: Dict[str, int]) -> List[str]:
     return [f"option.{name}={value}" for name, value in values.items()]
 
 
-def apply_to_source(source: str, values: Dict[str, int]) -> Tuple[str, List[Tuple[str, int, int]]]:
-    """``source`` (``engine/src/search/params.rs``) with each named constant's default replaced
-    by its value, and (name, old, new) for each default that changed. ValueError names a
-    constant the source does not declare exactly once."""
+def apply_to_source(source: str, state: State) -> Tuple[str, List[Tuple[str, int, int]]]:
+    """``source`` (``engine/src/search/params.rs``) with each of the run's constants' default
+    replaced by its value (rounded), and (name, old, new) for each default that changed.
+    ValueError names a constant the source does not declare exactly once, or declares with
+    another default or range than the run started from (a hand edit the run knows nothing of)."""
     changes: List[Tuple[str, int, int]] = []
-    for name, value in values.items():
-        declaration = re.compile(rf"^(\s*{re.escape(name)} = )(-?\d+)(, -?\d+\.\.=-?\d+, step \d+;)",
-                                 re.MULTILINE)
+    for param in state.params:
+        declaration = re.compile(
+            rf"^([ \t]*{re.escape(param.name)} = )(-?\d+)(, (-?\d+)\.\.=(-?\d+), step \d+;)",
+            re.MULTILINE)
         found = declaration.findall(source)
         if len(found) != 1:
-            raise ValueError(f"{name} is declared {len(found)} times in the source, not once")
-        old = int(found[0][1])
-        if old != value:
-            changes.append((name, old, value))
+            raise ValueError(f"{param.name} is declared {len(found)} times in the source, not once")
+        _, old, _, low, high = found[0]
+        declared = (int(old), int(low), int(high))
+        if declared != (param.start, param.low, param.high):
+            raise ValueError(
+                f"{param.name} is {declared[0]} in {declared[1]}..={declared[2]} in the source, "
+                f"the run started from {param.start} in {param.low}..={param.high}")
+        value = round(param.value)
+        if value != param.start:
+            changes.append((param.name, param.start, value))
         source = declaration.sub(lambda m, v=value: f"{m.group(1)}{v}{m.group(3)}", source)
     return source, changes

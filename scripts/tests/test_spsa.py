@@ -27,10 +27,19 @@ tunables! {
     // Razoring: drop into quiescence when far below alpha.
     RAZOR_MAX_DEPTH = 3, 1..=5, step 1;
     RAZOR_MARGIN = 250, 100..=500, step 25;
-    /// Not RAZOR_MARGIN = 1, which a comment may name.
+    // RAZOR_MARGIN = 200, 100..=500, step 25;
+    RAZOR_MARGIN_X = 5, 1..=9, step 1;
     LMR_NOISY_BASE = -10, -100..=100, step 10;
 }
 """
+
+
+def source_state(values):
+    """A run over SOURCE's constants, started from its defaults, now at ``values``."""
+    declared = {"RAZOR_MAX_DEPTH": (3, 1, 5), "RAZOR_MARGIN": (250, 100, 500),
+                "RAZOR_MARGIN_X": (5, 1, 9), "LMR_NOISY_BASE": (-10, -100, 100)}
+    return new_state([Param(name, float(value), *declared[name], 1.0, 0.002)
+                      for name, value in values.items()])
 
 LISTING = """\
 RAZOR_MARGIN, int, 250, 100, 500, 25, 0.002
@@ -136,54 +145,80 @@ class SpsaResultTest(unittest.TestCase):
     """What a run's values become: options to test them with, then the source's defaults."""
 
     def test_the_values_become_the_sources_defaults_and_nothing_else_changes(self):
-        values = {"RAZOR_MARGIN": 231, "LMR_NOISY_BASE": -14, "RAZOR_MAX_DEPTH": 3}
-        changed, changes = apply_to_source(SOURCE, values)
+        state = source_state({"RAZOR_MARGIN": 231.4, "LMR_NOISY_BASE": -13.6, "RAZOR_MAX_DEPTH": 3.2})
+        changed, changes = apply_to_source(SOURCE, state)
         self.assertEqual(changes, [("RAZOR_MARGIN", 250, 231), ("LMR_NOISY_BASE", -10, -14)])
-        expected = SOURCE.replace("RAZOR_MARGIN = 250,", "RAZOR_MARGIN = 231,").replace(
+        expected = SOURCE.replace("    RAZOR_MARGIN = 250,", "    RAZOR_MARGIN = 231,").replace(
             "LMR_NOISY_BASE = -10,", "LMR_NOISY_BASE = -14,")
         self.assertEqual(changed, expected)
-        self.assertEqual(apply_to_source(changed, values), (changed, []))
+        # The commented-out declaration and the constant whose name starts the same are kept.
+        self.assertIn("// RAZOR_MARGIN = 200,", changed)
+        self.assertIn("RAZOR_MARGIN_X = 5,", changed)
 
-    def test_a_constant_the_source_does_not_declare_once_is_refused(self):
+    def test_a_constant_the_source_does_not_declare_as_the_run_began_is_refused(self):
+        state = source_state({"RAZOR_MARGIN": 200.0})
+        state.params.append(Param("NO_SUCH", 1.0, 1, 0, 2, 1.0, 0.002))
         with self.assertRaisesRegex(ValueError, "NO_SUCH is declared 0 times"):
-            apply_to_source(SOURCE, {"RAZOR_MARGIN": 200, "NO_SUCH": 1})
+            apply_to_source(SOURCE, state)
         twice = SOURCE + "    RAZOR_MARGIN = 250, 100..=500, step 25;\n"
         with self.assertRaisesRegex(ValueError, "RAZOR_MARGIN is declared 2 times"):
-            apply_to_source(twice, {"RAZOR_MARGIN": 200})
+            apply_to_source(twice, source_state({"RAZOR_MARGIN": 200.0}))
+        # A default or a range edited by hand since the run began is not overwritten.
+        for edited in ("RAZOR_MARGIN = 260, 100..=500", "RAZOR_MARGIN = 250, 100..=600"):
+            source = SOURCE.replace("RAZOR_MARGIN = 250, 100..=500", edited, 1)
+            with self.assertRaisesRegex(ValueError, "the run started from 250 in 100..=500"):
+                apply_to_source(source, source_state({"RAZOR_MARGIN": 200.0}))
 
     def test_the_values_are_given_rounded_as_match_options(self):
         state = new_state([Param("A", 49.6, 50, 0, 100, 5.0, 0.002),
                            Param("B", -3.4, -2, -10, 10, 1.0, 0.002)])
         self.assertEqual(option_arguments(tuned_values(state)), ["option.A=50", "option.B=-3"])
 
-    def test_the_committed_run_names_only_constants_the_engine_declares(self):
+    def test_the_committed_run_starts_from_the_engines_declarations(self):
         state = State.load(os.path.join(ROOT, "notes", "data", "spsa", "state.json"))
         with open(os.path.join(ROOT, "engine", "src", "search", "params.rs"), encoding="utf-8") as f:
             source = f.read()
-        # ValueError names any constant the source does not declare exactly once.
-        apply_to_source(source, {p.name: p.start for p in state.params})
+        # ValueError for a constant not declared once, or not with the run's start and range.
+        apply_to_source(source, state)
 
     def test_apply_writes_the_file_only_when_every_constant_is_found(self):
         with tempfile.TemporaryDirectory() as tmp:
-            state = new_state([Param("RAZOR_MARGIN", 231.4, 250, 100, 500, 25.0, 0.002)])
             state_path = os.path.join(tmp, "state.json")
-            state.save(state_path)
             source_path = os.path.join(tmp, "params.rs")
-            with open(source_path, "w", encoding="utf-8") as handle:
-                handle.write(SOURCE)
+            with open(source_path, "w", encoding="utf-8", newline="") as handle:
+                handle.write(SOURCE.replace("\n", "\r\n"))
+            source_state({"RAZOR_MARGIN": 231.4}).save(state_path)
             spsa = [sys.executable, SPSA, "apply", "--state", state_path, "--source", source_path]
             done = subprocess.run(spsa, capture_output=True, text=True, timeout=60)
             self.assertEqual(done.returncode, 0, done.stderr)
             self.assertIn("RAZOR_MARGIN 250 -> 231", done.stdout)
-            with open(source_path, encoding="utf-8") as handle:
-                self.assertIn("RAZOR_MARGIN = 231, 100..=500", handle.read())
-            state.params.append(Param("NO_SUCH", 1.0, 1, 0, 2, 1.0, 0.002))
-            state.save(state_path)
+            with open(source_path, "rb") as handle:
+                written = handle.read()
+            self.assertEqual(written, SOURCE.replace("    RAZOR_MARGIN = 250,", "    RAZOR_MARGIN = 231,")
+                             .replace("\n", "\r\n").encode())
+            # A run whose start is no longer the source's leaves the file as it was.
+            source_state({"RAZOR_MARGIN": 180.0}).save(state_path)
             done = subprocess.run(spsa, capture_output=True, text=True, timeout=60)
             self.assertEqual(done.returncode, 1)
-            self.assertIn("NO_SUCH", done.stderr)
-            with open(source_path, encoding="utf-8") as handle:
-                self.assertIn("RAZOR_MARGIN = 231, 100..=500", handle.read())
+            self.assertIn("RAZOR_MARGIN is 231", done.stderr)
+            self.assertNotIn("Traceback", done.stderr)
+            with open(source_path, "rb") as handle:
+                self.assertEqual(handle.read(), written)
+            self.assertEqual(os.listdir(tmp).count("params.rs.tmp"), 0)
+
+    def test_options_prints_the_values_for_match_py(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "state.json")
+            source_state({"RAZOR_MARGIN": 231.4, "RAZOR_MAX_DEPTH": 3.2}).save(path)
+            spsa = [sys.executable, SPSA, "options", "--state", path]
+            every = subprocess.run(spsa, capture_output=True, text=True, timeout=60)
+            self.assertEqual(every.stdout.split(), ["option.RAZOR_MARGIN=231", "option.RAZOR_MAX_DEPTH=3"])
+            moved_only = subprocess.run([*spsa, "--moved"], capture_output=True, text=True, timeout=60)
+            self.assertEqual(moved_only.stdout.split(), ["option.RAZOR_MARGIN=231"])
+            source_state({"RAZOR_MAX_DEPTH": 3.2}).save(path)
+            none = subprocess.run([*spsa, "--moved"], capture_output=True, text=True, timeout=60)
+            self.assertEqual((none.returncode, none.stdout), (1, ""))
+            self.assertIn("no value has moved", none.stderr)
 
 
 class SpsaRunTest(unittest.TestCase):
