@@ -44,7 +44,7 @@ from lazuli_match.engines import EnginePlayer, EngineSpec  # noqa: E402
 from lazuli_match.game import GameResult, GameSettings, play_game  # noqa: E402
 from lazuli_match.openings import Opening, load_openings  # noqa: E402
 from lazuli_match.spsa import (Schedule, State, Tally, apply_to_source, moved,  # noqa: E402
-                                option_arguments, parse_params, tuned_values)  # noqa: E402
+                                option_arguments, parse_params, replace_file, tuned_values)
 from lazuli_match.timecontrol import TimeControl  # noqa: E402
 
 DEFAULT_OPENINGS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "openings-large.epd")
@@ -268,13 +268,7 @@ def apply(args: argparse.Namespace) -> int:
     with open(args.source, encoding="utf-8", newline="") as handle:
         source = handle.read()
     changed, changes = apply_to_source(source, state)
-    # Replaced whole, as the state is: an interrupted write leaves the old source.
-    temporary = f"{args.source}.tmp"
-    with open(temporary, "w", encoding="utf-8", newline="") as handle:
-        handle.write(changed)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temporary, args.source)
+    replace_file(args.source, changed)
     for name, old, new in changes:
         print(f"{name} {old} -> {new}")
     print(f"{args.source}: {len(changes)} of {len(state.params)} defaults changed "

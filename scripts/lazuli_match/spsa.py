@@ -152,12 +152,7 @@ class State:
 
     def save(self, path: str) -> None:
         """Writes the state so that a crash at any moment leaves the old or the new file."""
-        temporary = f"{path}.tmp"
-        with open(temporary, "w", encoding="utf-8") as handle:
-            handle.write(self.to_json())
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, path)
+        replace_file(path, self.to_json())
 
     @staticmethod
     def load(path: str) -> "State":
@@ -166,6 +161,22 @@ class State:
                 return State.from_json(handle.read())
             except ValueError as err:
                 raise ValueError(f"{path}: {err}") from err
+
+
+def replace_file(path: str, text: str) -> None:
+    """Writes ``text`` (line endings as they are) to ``path`` through a temporary file beside it,
+    renamed over it once written and synced: a crash or an error at any moment leaves the old
+    file or the new one, and no temporary file."""
+    temporary = f"{path}.tmp"
+    try:
+        with open(temporary, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, path)
+    finally:
+        if os.path.exists(temporary):
+            os.remove(temporary)
 
 
 def parse_params(text: str, only: Optional[Sequence[str]] = None,
@@ -212,9 +223,10 @@ def option_arguments(values: Dict[str, int]) -> List[str]:
 
 def apply_to_source(source: str, state: State) -> Tuple[str, List[Tuple[str, int, int]]]:
     """``source`` (``engine/src/search/params.rs``) with each of the run's constants' default
-    replaced by its value (rounded), and (name, old, new) for each default that changed.
-    ValueError names a constant the source does not declare exactly once, or declares with
-    another default or range than the run started from (a hand edit the run knows nothing of)."""
+    replaced by its value (rounded), and (name, old, new) for each default that changed; a
+    source that already holds the values comes back unchanged. ValueError names a constant the
+    source does not declare exactly once, or declares with another range, or with a default
+    that is neither the run's start nor its value (a hand edit the run knows nothing of)."""
     changes: List[Tuple[str, int, int]] = []
     for param in state.params:
         declaration = re.compile(
@@ -224,13 +236,13 @@ def apply_to_source(source: str, state: State) -> Tuple[str, List[Tuple[str, int
         if len(found) != 1:
             raise ValueError(f"{param.name} is declared {len(found)} times in the source, not once")
         _, old, _, low, high = found[0]
-        declared = (int(old), int(low), int(high))
-        if declared != (param.start, param.low, param.high):
+        declared, value = int(old), round(param.value)
+        # The start (not applied yet) or the value itself (applied before: nothing to do).
+        if declared not in (param.start, value) or (int(low), int(high)) != (param.low, param.high):
             raise ValueError(
-                f"{param.name} is {declared[0]} in {declared[1]}..={declared[2]} in the source, "
+                f"{param.name} is {declared} in {low}..={high} in the source, "
                 f"the run started from {param.start} in {param.low}..={param.high}")
-        value = round(param.value)
-        if value != param.start:
-            changes.append((param.name, param.start, value))
+        if value != declared:
+            changes.append((param.name, declared, value))
         source = declaration.sub(lambda m, v=value: f"{m.group(1)}{v}{m.group(3)}", source)
     return source, changes

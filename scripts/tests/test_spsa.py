@@ -16,7 +16,7 @@ SCRIPTS = os.path.dirname(HERE)
 sys.path.insert(0, SCRIPTS)
 
 from lazuli_match.spsa import (Param, Schedule, State, Tally, apply_to_source,  # noqa: E402
-                               option_arguments, parse_params, tuned_values)
+                               option_arguments, parse_params, replace_file, tuned_values)
 
 FAKE = os.path.join(HERE, "fake_engine.py")
 SPSA = os.path.join(SCRIPTS, "spsa.py")
@@ -151,6 +151,8 @@ class SpsaResultTest(unittest.TestCase):
         expected = SOURCE.replace("    RAZOR_MARGIN = 250,", "    RAZOR_MARGIN = 231,").replace(
             "LMR_NOISY_BASE = -10,", "LMR_NOISY_BASE = -14,")
         self.assertEqual(changed, expected)
+        # Applied again, the values change nothing.
+        self.assertEqual(apply_to_source(changed, state), (changed, []))
         # The commented-out declaration and the constant whose name starts the same are kept.
         self.assertIn("// RAZOR_MARGIN = 200,", changed)
         self.assertIn("RAZOR_MARGIN_X = 5,", changed)
@@ -178,7 +180,8 @@ class SpsaResultTest(unittest.TestCase):
         state = State.load(os.path.join(ROOT, "notes", "data", "spsa", "state.json"))
         with open(os.path.join(ROOT, "engine", "src", "search", "params.rs"), encoding="utf-8") as f:
             source = f.read()
-        # ValueError for a constant not declared once, or not with the run's start and range.
+        # ValueError for a constant not declared once, or with another range, or a default that
+        # is neither the run's start nor (once applied) its value.
         apply_to_source(source, state)
 
     def test_apply_writes_the_file_only_when_every_constant_is_found(self):
@@ -205,6 +208,15 @@ class SpsaResultTest(unittest.TestCase):
             with open(source_path, "rb") as handle:
                 self.assertEqual(handle.read(), written)
             self.assertEqual(os.listdir(tmp).count("params.rs.tmp"), 0)
+
+    def test_a_failed_replacement_leaves_the_old_file_and_no_temporary_one(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            target = os.path.join(tmp, "params.rs")
+            os.mkdir(target)  # a directory cannot be replaced by a file
+            with self.assertRaises(OSError):
+                replace_file(target, "text\n")
+            self.assertEqual(sorted(os.listdir(tmp)), ["params.rs"])
+            self.assertTrue(os.path.isdir(target))
 
     def test_options_prints_the_values_for_match_py(self):
         with tempfile.TemporaryDirectory() as tmp:
