@@ -644,28 +644,30 @@ mod tests {
         assert_eq!(tt.hashfull(), 0);
     }
 
-    /// Resident set size of this process, in KB.
+    /// For each 2 MB chunk of the table: `Some(true)` when every page of it is in memory,
+    /// `Some(false)` when none is, `None` when some are.
     #[cfg(target_os = "linux")]
-    /// The tests that measure this process's resident memory run one at a time: one freeing
-    /// its table while another measures would spoil the other's figure.
-    static RESIDENT_MEMORY: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-    fn resident_kb() -> u64 {
-        let status = std::fs::read_to_string("/proc/self/status").unwrap();
-        let line = status.lines().find(|l| l.starts_with("VmRSS:")).unwrap();
-        line.split_whitespace().nth(1).unwrap().parse().unwrap()
+    fn resident_chunks(tt: &TranspositionTable) -> Vec<Option<bool>> {
+        let pages = tt.buckets.resident_pages();
+        let chunks =
+            pages.chunks((2 << 20) / 4096).map(|chunk| match chunk.iter().filter(|&&page| page).count() {
+                0 => Some(false),
+                n if n == chunk.len() => Some(true),
+                _ => None,
+            });
+        chunks.collect()
     }
 
     #[cfg(target_os = "linux")]
     #[test]
     fn making_the_table_resident_touches_every_page_and_changes_no_entry() {
-        let _alone = RESIDENT_MEMORY.lock().unwrap_or_else(|e| e.into_inner());
         let tt = TranspositionTable::new(64);
-        let resident = resident_kb();
+        assert!(
+            resident_chunks(&tt).iter().all(|&chunk| chunk == Some(false)),
+            "a new table costs no memory"
+        );
         assert!(tt.make_resident(|| false));
-        // Other tests allocate and free meanwhile: half of the 64 MB is enough to tell.
-        let grown = resident_kb().saturating_sub(resident);
-        assert!(grown > 32 << 10, "the table's pages came in: {grown} KB");
+        assert!(resident_chunks(&tt).iter().all(|&chunk| chunk == Some(true)), "every page came in");
         let keys: Vec<u64> = (1..2000u64).map(|k| k.wrapping_mul(0x9e37_79b9_7f4a_7c15)).collect();
         for (i, &key) in keys.iter().enumerate() {
             tt.store(key, 0, Move::NULL, i as i32 % 500, 7, 3, BOUND_EXACT, false);
@@ -685,18 +687,20 @@ mod tests {
     #[cfg(target_os = "linux")]
     #[test]
     fn a_share_of_the_table_touches_its_part_and_the_shares_together_all() {
-        let _alone = RESIDENT_MEMORY.lock().unwrap_or_else(|e| e.into_inner());
         let tt = TranspositionTable::new(128);
-        let resident = resident_kb();
-        assert!(tt.make_share_resident(0, 4, || false));
-        // A quarter is 32 MB; other tests allocate and free meanwhile, so the bounds are loose.
-        let quarter = resident_kb().saturating_sub(resident);
-        assert!((16 << 10..80 << 10).contains(&quarter), "one share of four brought in {quarter} KB");
-        for part in 1..4 {
+        assert!(tt.make_share_resident(1, 4, || false));
+        let chunks = resident_chunks(&tt);
+        assert_eq!(chunks.len(), 64);
+        for (i, &chunk) in chunks.iter().enumerate() {
+            assert_eq!(chunk, Some(i % 4 == 1), "chunk {i} after share 1 of 4");
+        }
+        for part in [0, 2, 3] {
             assert!(tt.make_share_resident(part, 4, || false));
         }
-        let all = resident_kb().saturating_sub(resident);
-        assert!(all > 100 << 10, "the four shares brought in {all} KB");
+        assert!(
+            resident_chunks(&tt).iter().all(|&chunk| chunk == Some(true)),
+            "the four shares brought in all"
+        );
     }
 
     #[test]
