@@ -194,6 +194,10 @@ def run(args: argparse.Namespace) -> int:
           f"{len(state.params)} parameters, {describe_limit(state.limit)}", flush=True)
     with concurrent.futures.ThreadPoolExecutor(max_workers=state.pairs_per_iteration) as pool:
         while not abort.is_set():
+            if state.iteration >= state.schedule.iterations:
+                print(f"iteration {state.iteration} of {state.schedule.iterations}: the run is "
+                      "complete", flush=True)
+                break
             if args.count is not None and done >= args.count:
                 break
             if args.minutes is not None and time.monotonic() - started > args.minutes * 60:

@@ -264,6 +264,22 @@ class SpsaRunTest(unittest.TestCase):
             self.assertIn("iteration 3 of 100", shown.stdout)
             self.assertRegex(shown.stdout, r"Hash\s+16 ->")
 
+    def test_a_run_stops_at_the_end_of_its_schedule(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = self.write_state(tmp)
+            state = State.load(path)
+            state.schedule = Schedule(3)
+            state.save(path)
+            engine = f"{sys.executable} {FAKE} good"
+            done = self.spsa("run", "--state", path, "--engine", engine, "--count", "5")
+            self.assertEqual(done.returncode, 0, done.stderr)
+            self.assertEqual(State.load(path).iteration, 3)
+            self.assertIn("the run is complete", done.stdout)
+            again = self.spsa("run", "--state", path, "--engine", engine, "--count", "1")
+            self.assertEqual(again.returncode, 0, again.stderr)
+            self.assertEqual(State.load(path).iteration, 3)
+            self.assertIn("the run is complete", again.stdout)
+
     def test_an_engine_that_crashes_stops_the_run_and_the_iteration_does_not_count(self):
         with tempfile.TemporaryDirectory() as tmp:
             path = self.write_state(tmp)
