@@ -111,19 +111,20 @@ impl<T: Zeroable> ZeroedSlice<T> {
 
 #[cfg(all(test, target_os = "linux"))]
 impl<T> ZeroedSlice<T> {
-    /// For each 4 KB page of the slice, whether it is in memory now (`mincore`): what tests of
-    /// the table's residency read, exact where the process's resident size moves with every
-    /// other test running beside them.
-    pub fn resident_pages(&self) -> Vec<bool> {
-        const PAGE: usize = 4096;
+    /// The system's page size, and for each page of the slice whether it is in memory now
+    /// (`mincore`): what tests of the table's residency read, exact where the process's
+    /// resident size moves with every other test running beside them.
+    pub fn resident_pages(&self) -> (usize, Vec<bool>) {
+        // SAFETY: sysconf only reads a system constant.
+        let page = usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).unwrap_or(4096);
         let size = self.len * std::mem::size_of::<T>();
-        let mut pages = vec![0u8; size.div_ceil(PAGE)];
+        let mut pages = vec![0u8; size.div_ceil(page)];
         // SAFETY: the range starts at the slice, which is page-aligned (huge-page aligned inside
         // the mapping, see `allocate`), and lies inside the mapping; `pages` has one byte for
         // each page of it, as mincore writes.
         let status = unsafe { libc::mincore(self.ptr.as_ptr().cast(), size, pages.as_mut_ptr()) };
         assert_eq!(status, 0, "mincore: {}", std::io::Error::last_os_error());
-        pages.iter().map(|page| page & 1 == 1).collect()
+        (page, pages.iter().map(|page| page & 1 == 1).collect())
     }
 }
 

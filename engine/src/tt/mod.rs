@@ -648,9 +648,9 @@ mod tests {
     /// `Some(false)` when none is, `None` when some are.
     #[cfg(target_os = "linux")]
     fn resident_chunks(tt: &TranspositionTable) -> Vec<Option<bool>> {
-        let pages = tt.buckets.resident_pages();
+        let (page, pages) = tt.buckets.resident_pages();
         let chunks =
-            pages.chunks((2 << 20) / 4096).map(|chunk| match chunk.iter().filter(|&&page| page).count() {
+            pages.chunks((2 << 20) / page).map(|chunk| match chunk.iter().filter(|&&page| page).count() {
                 0 => Some(false),
                 n if n == chunk.len() => Some(true),
                 _ => None,
