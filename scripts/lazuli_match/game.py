@@ -126,7 +126,8 @@ def play_game(
 ) -> Optional[GameResult]:
     """Plays one game from ``opening``; never raises for engine misbehaviour.
 
-    Returns None if ``abort`` is set before the game ends (the game is then not counted).
+    Returns None if ``abort`` is set before the game ends (the game is then not counted), also
+    when the engine to move fails after it was set.
     """
     players: Dict[chess.Color, EnginePlayer] = {chess.WHITE: white, chess.BLACK: black}
     board = opening.board()
@@ -160,6 +161,11 @@ def play_game(
         player = players[mover]
         outcome = _ask_move(player, board, clock, settings, game_id)
         if isinstance(outcome, Bug):
+            player.discard()
+            if abort is not None and abort.is_set():
+                # Stopping the match can take the engines down with it (a signal to the whole
+                # process group): what looks like a crash then is the stop, not the engine.
+                return None
             bug = outcome
             termination = {
                 BUG_TIME_FORFEIT: "time forfeit",
@@ -172,7 +178,6 @@ def play_game(
             else:
                 result = _win_for(not mover)
             reason = f"{_side(mover)} ({player.name}) {bug.kind}: {bug.detail}"
-            player.discard()
             break
 
         play, elapsed = outcome

@@ -287,6 +287,35 @@ class BugDetectionTest(unittest.TestCase):
         self.assertIsNone(result.bug)
         self.assertIn(result.result, ("1-0", "0-1", "1/2-1/2"))
 
+    def test_an_engine_killed_after_the_stop_loses_no_game(self):
+        # A hard stop (second SIGTERM, Ctrl-C) and the engine dies mid-move: the game is
+        # dropped like any game cut short, not scored as the engine's crash.
+        good = EnginePlayer(EngineSpec("good", sys.executable, [FAKE, "good"]), "good")
+        bad = EnginePlayer(EngineSpec("bad", sys.executable, [FAKE, "hang", "2"]), "bad")
+        settings = GameSettings(TimeControl.parse_clock("30+0"), AdjudicationRules())
+        abort = threading.Event()
+
+        def stop_and_kill():
+            deadline = time.monotonic() + 20
+            while sum("go " in line for line in bad.transcript.tail()) < 3:
+                if time.monotonic() > deadline:
+                    return
+                time.sleep(0.01)
+            time.sleep(0.2)  # the third `go` stays unanswered: the engine is in its move
+            abort.set()
+            bad.kill()
+
+        killer = threading.Thread(target=stop_and_kill, daemon=True)
+        killer.start()
+        try:
+            result = play_game(good, bad, Opening(0, "test", chess.STARTING_FEN), settings,
+                               "1.1", abort)
+        finally:
+            killer.join(timeout=10)
+            good.close()
+            bad.close()
+        self.assertIsNone(result)
+
     def test_time_odds_game(self):
         # White has twice Black's clock: each `go` carries both clocks, the PGN both tags.
         fast = EngineSpec("fast", sys.executable, [FAKE, "good"], tc=TimeControl.parse_clock("1+0.01"))
