@@ -80,88 +80,88 @@ tunables! {
 
     // Aspiration windows.
     ASPIRATION_MIN_DEPTH = 5, 2..=8, step 1;
-    ASPIRATION_DELTA = 15, 5..=40, step 3;
+    ASPIRATION_DELTA = 18, 5..=40, step 3;
 
     // Razoring: drop into quiescence when far below alpha.
-    RAZOR_MAX_DEPTH = 3, 1..=5, step 1;
-    RAZOR_MARGIN = 250, 100..=500, step 25;
+    RAZOR_MAX_DEPTH = 1, 1..=5, step 1;
+    RAZOR_MARGIN = 261, 100..=500, step 25;
 
     // Reverse futility pruning.
-    RFP_MAX_DEPTH = 8, 4..=12, step 1;
-    RFP_MARGIN = 75, 40..=150, step 8;
-    RFP_IMPROVING_MARGIN = 60, 20..=120, step 8;
+    RFP_MAX_DEPTH = 7, 4..=12, step 1;
+    RFP_MARGIN = 72, 40..=150, step 8;
+    RFP_IMPROVING_MARGIN = 52, 20..=120, step 8;
 
     // Null move pruning.
-    NMP_MIN_DEPTH = 3, 2..=5, step 1;
+    NMP_MIN_DEPTH = 4, 2..=5, step 1;
     NMP_BASE_REDUCTION = 3, 2..=5, step 1;
-    NMP_DEPTH_DIVISOR = 3, 2..=6, step 1;
-    NMP_EVAL_DIVISOR = 200, 100..=400, step 20;
-    NMP_MAX_EVAL_REDUCTION = 3, 1..=5, step 1;
+    NMP_DEPTH_DIVISOR = 2, 2..=6, step 1;
+    NMP_EVAL_DIVISOR = 195, 100..=400, step 20;
+    NMP_MAX_EVAL_REDUCTION = 4, 1..=5, step 1;
     /// From this depth on, a null-move cutoff is verified by a reduced search without null moves.
-    NMP_VERIFY_DEPTH = 14, 8..=20, step 1;
+    NMP_VERIFY_DEPTH = 13, 8..=20, step 1;
 
     // ProbCut.
-    PROBCUT_MIN_DEPTH = 5, 3..=8, step 1;
-    PROBCUT_MARGIN = 200, 100..=350, step 15;
+    PROBCUT_MIN_DEPTH = 6, 3..=8, step 1;
+    PROBCUT_MARGIN = 191, 100..=350, step 15;
     PROBCUT_REDUCTION = 4, 3..=6, step 1;
 
     // Internal iterative reduction.
-    IIR_MIN_DEPTH = 4, 2..=8, step 1;
+    IIR_MIN_DEPTH = 3, 2..=8, step 1;
 
     // Late move pruning: quiet moves beyond `(LMP_BASE + depth^2) / (2 - improving)` are skipped.
-    LMP_MAX_DEPTH = 8, 4..=12, step 1;
-    LMP_BASE = 3, 1..=8, step 1;
+    LMP_MAX_DEPTH = 7, 4..=12, step 1;
+    LMP_BASE = 7, 1..=8, step 1;
 
     // Futility pruning of quiet moves.
-    FUTILITY_MAX_DEPTH = 8, 4..=12, step 1;
-    FUTILITY_BASE = 90, 30..=200, step 10;
-    FUTILITY_PER_DEPTH = 100, 50..=200, step 10;
+    FUTILITY_MAX_DEPTH = 9, 4..=12, step 1;
+    FUTILITY_BASE = 91, 30..=200, step 10;
+    FUTILITY_PER_DEPTH = 90, 50..=200, step 10;
 
     // History pruning of quiet moves.
     HISTORY_PRUNING_MAX_DEPTH = 3, 1..=6, step 1;
-    HISTORY_PRUNING_MARGIN = 2500, 500..=6000, step 300;
+    HISTORY_PRUNING_MARGIN = 2520, 500..=6000, step 300;
 
     // SEE pruning in the main search.
     SEE_PRUNING_MAX_DEPTH = 8, 4..=12, step 1;
-    SEE_QUIET_MARGIN = 60, 20..=120, step 6;
-    SEE_NOISY_MARGIN = 30, 10..=80, step 5;
+    SEE_QUIET_MARGIN = 59, 20..=120, step 6;
+    SEE_NOISY_MARGIN = 26, 10..=80, step 5;
 
     // Quiescence search.
-    QS_DELTA_MARGIN = 150, 50..=400, step 20;
-    QS_SEE_THRESHOLD = 0, -100..=100, step 10;
+    QS_DELTA_MARGIN = 158, 50..=400, step 20;
+    QS_SEE_THRESHOLD = 18, -100..=100, step 10;
 
     // Singular extensions.
-    SE_MIN_DEPTH = 7, 4..=10, step 1;
-    SE_TT_DEPTH_MARGIN = 3, 1..=5, step 1;
+    SE_MIN_DEPTH = 5, 4..=10, step 1;
+    SE_TT_DEPTH_MARGIN = 1, 1..=5, step 1;
     SE_BETA_SCALE = 1, 1..=4, step 1;
-    SE_DOUBLE_MARGIN = 20, 0..=60, step 4;
+    SE_DOUBLE_MARGIN = 23, 0..=60, step 4;
 
     // Late move reductions: `LMR_BASE + ln(depth) * ln(moves) / LMR_DIVISOR` (in hundredths).
     LMR_MIN_DEPTH = 3, 2..=5, step 1;
-    LMR_QUIET_BASE = 80, 0..=200, step 10;
-    LMR_QUIET_DIVISOR = 230, 150..=400, step 15;
-    LMR_NOISY_BASE = -10, -100..=100, step 10;
-    LMR_NOISY_DIVISOR = 300, 150..=500, step 20;
-    LMR_HISTORY_DIVISOR = 8192, 2048..=16384, step 800;
+    LMR_QUIET_BASE = 100, 0..=200, step 10;
+    LMR_QUIET_DIVISOR = 204, 150..=400, step 15;
+    LMR_NOISY_BASE = -8, -100..=100, step 10;
+    LMR_NOISY_DIVISOR = 298, 150..=500, step 20;
+    LMR_HISTORY_DIVISOR = 7004, 2048..=16384, step 800;
 
     // Histories.
-    HISTORY_BONUS_SCALE = 170, 50..=400, step 20;
-    HISTORY_BONUS_OFFSET = 100, 0..=400, step 25;
-    HISTORY_BONUS_MAX = 1600, 600..=4000, step 200;
+    HISTORY_BONUS_SCALE = 202, 50..=400, step 20;
+    HISTORY_BONUS_OFFSET = 69, 0..=400, step 25;
+    HISTORY_BONUS_MAX = 1816, 600..=4000, step 200;
 
     // Good/bad capture split in the move picker (SEE threshold).
-    PICKER_GOOD_NOISY_SEE = -20, -150..=50, step 10;
+    PICKER_GOOD_NOISY_SEE = -23, -150..=50, step 10;
 
     // Correction history: the largest correction and the largest single observation (both in
     // centipawns), and the most weight (out of 256) one search's result carries.
-    CORRECTION_MAX = 96, 32..=200, step 8;
-    CORRECTION_MAX_ERROR = 256, 64..=512, step 32;
+    CORRECTION_MAX = 92, 32..=200, step 8;
+    CORRECTION_MAX_ERROR = 250, 64..=512, step 32;
     CORRECTION_MAX_WEIGHT = 16, 4..=40, step 2;
 
     /// The network's evaluation as the search sees it, in percent of its output: the margins
     /// above were fitted to the hand-crafted evaluation's centipawns, and a network need not
     /// share that scale (`scripts/eval_scale.py` measures it).
-    NNUE_OUTPUT_PERCENT = 100, 70..=140, step 4;
+    NNUE_OUTPUT_PERCENT = 97, 70..=140, step 4;
 }
 
 /// Sets the tunable `name` (case-insensitive) to `value`; false if there is no such constant or
