@@ -4,8 +4,9 @@
 //! random: a move the search found losing by force is never chosen while another is not.
 //!
 //! The mapping from Elo to search effort and spread is fitted by games against Stockfish's
-//! calibrated levels: the constants below are a first refit to the first games (docs/strength.md
-//! says how far it has been checked).
+//! calibrated levels, with the search as it is: a change that makes the search stronger per node
+//! moves the levels, and the constants below are refitted after it (docs/strength.md has the
+//! games of each fit).
 
 use engine::board::Move;
 use engine::search::score::MATE_BOUND;
@@ -25,12 +26,13 @@ pub const MIN_DEPTH: i32 = 3;
 /// the weakest levels complete depth 3 or 4 whatever their nodes, and below 1850 Stockfish's
 /// levels gain far more from each doubling of effort than above it.
 const NODES_AT: [(i64, f64); 5] =
-    [(MIN_ELO, 1000.0), (1600, 2000.0), (1850, 6300.0), (2100, 41_600.0), (MAX_ELO, 12_000_000.0)];
+    [(MIN_ELO, 600.0), (1600, 1300.0), (1850, 3150.0), (2100, 41_600.0), (MAX_ELO, 12_000_000.0)];
 /// Centipawns a choice may give away at measured levels, scaled by a random draw for each line;
 /// straight in between, and none from the last on: above it a level plays its search's move and
-/// only the effort weakens it. The games put a spread of 121 cp at about 320 Elo below the same
-/// search's own move, and 16 cp at next to nothing.
-const SPREAD_AT: [(i64, f64); 3] = [(MIN_ELO, 110.0), (1600, 15.0), (1850, 0.0)];
+/// only the effort weakens it. What a spread costs grows faster than the spread: the games put
+/// 121 cp at about 320 Elo below the same search's own move, and 16 cp at next to nothing. It
+/// weakens less than fewer nodes do: the four lines' scores are often further apart than it.
+const SPREAD_AT: [(i64, f64); 3] = [(MIN_ELO, 155.0), (1600, 50.0), (1850, 0.0)];
 /// The clock the nodes above were fitted at (10+0.1): a longer one gives a level more nodes.
 const FITTED_CLOCK: Clock = Clock {
     time: Some(Duration::from_secs(10)),
@@ -149,14 +151,14 @@ mod tests {
     #[test]
     fn levels_grow_with_elo_and_the_top_gives_nothing_away() {
         let (low, high) = (level(MIN_ELO), level(MAX_ELO));
-        assert_eq!((low.nodes, low.spread), (1000, 110));
+        assert_eq!((low.nodes, low.spread), (600, 155));
         assert_eq!((high.nodes, high.spread), (12_000_000, 0));
         // The measured points are the scale's own, and it is geometric between them.
         for (elo, nodes) in NODES_AT {
             assert_eq!(level(elo).nodes, nodes as u64, "{elo}");
         }
-        assert_eq!(level(1475).nodes, 1414, "halfway from 1,000 to 2,000 nodes, in the logarithm");
-        assert_eq!((level(1475).spread, level(1600).spread, level(1750).spread), (63, 15, 6));
+        assert_eq!(level(1475).nodes, 883, "halfway from 600 to 1,300 nodes, in the logarithm");
+        assert_eq!((level(1475).spread, level(1600).spread, level(1750).spread), (103, 50, 20));
         assert_eq!((level(1850).spread, level(2100).spread), (0, 0));
         assert_eq!(level(0), low);
         assert_eq!(level(9999), high);
