@@ -113,4 +113,4 @@ git clone --quiet --no-hardlinks . "$work/clone"
 # the tests for their data) and look newer than this checkout's sources: remove them, so that
 # the next build here makes its own instead of running binaries that read a deleted directory.
 cargo clean --quiet --release -p lazuli -p lazuli-engine -p lazuli-smp -p lazuli-tests \
-    -p lazuli-train -p lazuli-tune -p lazuli-nnue-format -p lazuli-tools
+    -p lazuli-train -p lazuli-nnue-format -p lazuli-tools

@@ -1,6 +1,6 @@
 //! Lazuli's chess core: the board and legal move generation, static exchange evaluation, the
-//! evaluations (the network and the hand-crafted one), the search of one thread, the shared
-//! transposition table and the tablebase probes. It starts no threads of its own (only a
+//! network's evaluation, the search of one thread, the shared transposition table and the
+//! tablebase probes. It starts no threads of its own (only a
 //! table clear splits its work over scoped ones): the `smp` crate runs searches on many.
 //!
 //! `unsafe` is denied here except in the two modules whose measured speed needs it: the table's
@@ -9,7 +9,6 @@
 
 pub mod bench;
 pub mod board;
-pub mod eval;
 pub mod files;
 pub mod movegen;
 pub mod nnue;

@@ -509,10 +509,11 @@ mod tests {
     #[test]
     fn threads_bound_to_two_nodes_read_their_own_copies_of_the_network() {
         let allowed = crate::numa::machine().allowed.cpus().to_vec();
-        let Some(network) = engine::nnue::active().filter(|_| allowed.len() >= 2) else {
-            eprintln!("skipped: needs a network and two CPUs");
+        if allowed.len() < 2 {
+            eprintln!("skipped: needs two CPUs");
             return;
-        };
+        }
+        let network = engine::nnue::active();
         let mut pool = new_pool(2);
         let policy = NumaPolicy::parse(&format!("{}:{}", allowed[0], allowed[1])).expect("valid");
         let placement = pool.set_numa_policy(policy).expect("CPUs it may use");

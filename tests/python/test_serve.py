@@ -255,7 +255,7 @@ def test_huge_lines_many_connections_and_the_connection_limit(server):
 def test_file_options_and_caps_are_refused_remotely_and_the_rest_applies(server):
     c = Client(server.port, server.secret)
     for option, value in [("Hash File", "/tmp/x.hash"), ("EvalFile", "/etc/passwd"), ("Debug Log File", "/tmp/l"),
-                          ("SyzygyPath", "/"), ("Threads", "3"), ("Hash", "65"), ("Use NNUE", "false")]:
+                          ("SyzygyPath", "/"), ("Threads", "3"), ("Hash", "65")]:
         c.send(f"setoption name {option} value {value}")
         c.send("isready")
         lines = c.until("readyok")

@@ -14,7 +14,7 @@ use std::time::Duration;
 pub const USAGE: &str =
     "usage: lazuli datagen --output FILE [--games N] [--nodes N] [--hard-nodes N] [--threads N]
                       [--random-plies N] [--dfrc-percent P] [--balance CP] [--seed N] [--syzygy DIRS]
-                      [--network FILE|embedded|none]
+                      [--network FILE|embedded]
        lazuli datagen inspect FILE [--text OUT]
 
 Writes whole self-play games in the viriformat layout (bullet reads it): each move with the
@@ -22,12 +22,11 @@ search score of its position (centipawns, White's view) and the game's result. R
 the same arguments resumes (<FILE>.done lists the finished games). Defaults: 1000 games, a soft
 limit of 5000 nodes per move (the iteration that passes it is the last) and a hard one of
 100000, all cores, 8 or 9 random plies, 10% double Chess960 starts, starts re-drawn while the
-search scores them beyond 300 cp, seed 1, the embedded network (--network: a network file, or
-none for the hand-crafted evaluation). A resumed run must be given the same settings
+search scores them beyond 300 cp, seed 1, the embedded network (--network: a network file). A resumed run must be given the same settings
 (<FILE>.settings records them; only --games and --threads may change).
 `inspect` counts games, positions, results and scores, reports a truncated or corrupt file with
 the byte where it breaks, and with --text writes the positions a trainer keeps (past ply 16, not
-in check, quiet best move, |score| < 2000) as '<FEN> | <score> | <result>' for lazuli-tune.";
+in check, quiet best move, |score| < 2000) as '<FEN> | <score> | <result>' (lazuli-train's text format).";
 
 pub fn datagen_command(args: &[String]) -> i32 {
     if args.first().map(String::as_str) == Some("inspect") {
@@ -118,29 +117,19 @@ pub fn datagen_command(args: &[String]) -> i32 {
     }
 }
 
-/// Makes `--network` the evaluation the games' searches use; returns its name (what a resumed
-/// run must find again) and where it came from.
+/// Makes `--network` the network the games' searches use; returns its name (what a resumed run
+/// must find again) and where it came from.
 fn choose_evaluation(network: Option<&str>) -> Result<(String, String), String> {
-    let describe = |network: Option<&Network>| match network {
-        Some(n) => format!("network {:016x}", n.hash()),
-        None => "hand-crafted".to_string(),
-    };
-    match network {
-        None | Some("embedded") => {
-            nnue::set_active(nnue::default_network());
-            Ok((describe(nnue::active().as_deref()), String::new()))
-        }
-        Some("none") => {
-            nnue::set_active(None);
-            Ok((describe(None), String::new()))
-        }
+    let (network, from) = match network {
+        None | Some("embedded") => (nnue::default_network(), String::new()),
         Some(path) => {
             let loaded = Network::load_file(Path::new(path)).map_err(|e| format!("--network {path}: {e}"))?;
-            let name = describe(Some(&loaded));
-            nnue::set_active(Some(Arc::new(loaded)));
-            Ok((name, format!(" ({path})")))
+            (Arc::new(loaded), format!(" ({path})"))
         }
-    }
+    };
+    let name = format!("network {:016x}", network.hash());
+    nnue::set_active(network);
+    Ok((name, from))
 }
 
 fn clock(secs: f64) -> String {

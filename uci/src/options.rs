@@ -63,7 +63,6 @@ pub enum OptionId {
     DebugLogFile,
     SyzygyPath,
     EvalFile,
-    UseNnue,
     SyzygyProbeDepth,
     SyzygyProbeLimit,
     Syzygy50MoveRule,
@@ -132,10 +131,8 @@ pub const OPTIONS: &[OptionSpec] = &[
     text(OptionId::Opponent, "UCI_Opponent"),
     text(OptionId::DebugLogFile, "Debug Log File"),
     text(OptionId::SyzygyPath, "SyzygyPath"),
-    // A network file; empty: the default evaluation (the embedded network if there is one).
+    // A network file; empty: the embedded network.
     text(OptionId::EvalFile, "EvalFile"),
-    // Off: the hand-crafted evaluation, whatever `EvalFile` holds.
-    check(OptionId::UseNnue, "Use NNUE", true),
     spin(OptionId::SyzygyProbeDepth, "SyzygyProbeDepth", 1, 1, 100),
     spin(OptionId::SyzygyProbeLimit, "SyzygyProbeLimit", 7, 0, 7),
     check(OptionId::Syzygy50MoveRule, "Syzygy50MoveRule", true),

@@ -57,8 +57,6 @@ pub struct Session {
     pending: Pending,
     /// The network `EvalFile` chose (the embedded one by default).
     network_choice: NetworkChoice,
-    /// `Use NNUE`: off, searches use the hand-crafted evaluation whatever `network_choice` is.
-    use_nnue: bool,
     /// `Hash File`: where `Save Hash` writes the table and `Load Hash` reads it.
     hash_file: String,
     /// `Never Clear Hash`: `ucinewgame` keeps the table.
@@ -96,8 +94,8 @@ struct Pending {
     syzygy: bool,
     threads: Option<usize>,
     hash: Option<usize>,
-    /// A network, or `None` for the hand-crafted evaluation (`EvalFile`).
-    network: Option<Option<Arc<Network>>>,
+    /// The network `EvalFile` chose.
+    network: Option<Arc<Network>>,
     /// `Clear Hash`, `Save Hash` and `Load Hash`, in the order pressed.
     hash_io: Vec<HashIo>,
 }
@@ -137,7 +135,6 @@ impl Session {
             debug: false,
             pending: Pending::default(),
             network_choice: NetworkChoice::embedded(),
-            use_nnue: true,
             hash_file: String::new(),
             never_clear_hash: false,
             keep_hash_file: false,

@@ -5,6 +5,8 @@
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
+mod common;
+
 fn lazuli(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_lazuli")).args(args).stdin(Stdio::null()).output().expect("run lazuli")
 }
@@ -92,6 +94,15 @@ fn datagen_names_its_evaluation_and_refuses_a_bad_network() {
     assert!(stderr.contains("--network") && stderr.contains("missing.lznn"), "{stderr}");
     assert!(!std::path::Path::new(output).exists(), "nothing is written after a refusal");
 
+    // `none` named the retired hand-crafted evaluation; now it is a file like any other name.
+    let out = lazuli(&["datagen", "--output", output, "--games", "1", "--network", "none"]);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("--network none"), "{stderr}");
+
+    let other = dir.join("random.lznn");
+    std::fs::write(&other, common::network_file(256, 3)).expect("a network file");
+    let hash = engine::nnue::Network::load_file(&other).expect("a valid network").hash();
     let out = lazuli(&[
         "datagen",
         "--output",
@@ -103,18 +114,18 @@ fn datagen_names_its_evaluation_and_refuses_a_bad_network() {
         "--threads",
         "1",
         "--network",
-        "none",
+        other.to_str().unwrap(),
     ]);
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     assert_eq!(out.status.code(), Some(0), "{stderr}");
-    assert!(stderr.contains("evaluation hand-crafted"), "{stderr}");
+    assert!(stderr.contains(&format!("evaluation network {hash:016x}")), "{stderr}");
 
     // Resumed with the embedded network instead: refused, the file untouched.
     let before = std::fs::read(output).expect("the data file");
     let out = lazuli(&["datagen", "--output", output, "--games", "2", "--nodes", "300", "--threads", "1"]);
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     assert_eq!(out.status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains("evaluation hand-crafted, now network"), "{stderr}");
+    assert!(stderr.contains(&format!("evaluation network {hash:016x}, now network")), "{stderr}");
     assert_eq!(std::fs::read(output).expect("the data file"), before);
     std::fs::remove_dir_all(&dir).ok();
 }

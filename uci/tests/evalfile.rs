@@ -24,12 +24,10 @@ impl Engine {
         strings[0].clone()
     }
 
-    /// The network line of `eval`.
+    /// What `eval` prints, one line after another.
     fn network_verdict(&mut self) -> String {
         self.send("eval");
-        let lines = self.read_until("Final evaluation", Duration::from_secs(5));
-        assert!(lines.iter().any(|l| l.contains("Material")), "the hand-crafted breakdown stays: {lines:?}");
-        self.lines.recv_timeout(Duration::from_secs(5)).expect("the network's line follows")
+        self.read_until("Final evaluation", Duration::from_secs(5)).join("\n")
     }
 
     /// `go depth 5` from `moves` after the start position answers a legal move.
@@ -65,49 +63,9 @@ fn evalfile_is_offered_empty_by_default() {
     engine.send("uci");
     let lines = engine.read_until("uciok", Duration::from_secs(5));
     assert!(lines.iter().any(|l| l == "option name EvalFile type string default <empty>"), "{lines:?}");
-    assert!(lines.iter().any(|l| l == "option name Use NNUE type check default true"), "{lines:?}");
+    assert!(!lines.iter().any(|l| l.contains("Use NNUE")), "the network is the only evaluation: {lines:?}");
     let verdict = engine.network_verdict();
-    match nnue::default_network() {
-        Some(network) => assert!(verdict.contains(&format!("{:016x}", network.hash())), "{verdict}"),
-        None => assert!(verdict.contains("hand-crafted"), "{verdict}"),
-    }
-}
-
-impl Engine {
-    /// `setoption name Use NNUE value <on>`: the one `info string` it answers.
-    fn set_use_nnue(&mut self, on: bool) -> String {
-        self.send(&format!("setoption name Use NNUE value {on}"));
-        self.send("isready");
-        let reply = self.read_until("readyok", Duration::from_secs(10));
-        assert_eq!(reply.len(), 2, "Use NNUE {on} answered {reply:?}");
-        reply[0].clone()
-    }
-}
-
-#[test]
-fn use_nnue_off_searches_with_the_hand_crafted_evaluation_and_keeps_the_network_for_later() {
-    let dir = temp_dir("use-nnue");
-    let path = write(&dir, "random.nnue", &network_file(256, 9));
-    let hash = format!("{:016x}", Network::from_bytes(&network_file(256, 9)).expect("valid").hash());
-    let mut engine = Engine::start();
-    engine.set_eval_file(&path);
-
-    let answer = engine.set_use_nnue(false);
-    assert!(answer.contains("Use NNUE: searches use the hand-crafted evaluation"), "{answer}");
-    assert!(engine.network_verdict().contains("No network in use"));
-    engine.plays_a_legal_move(&["d2d4"]);
-
-    // A network chosen while it is off waits for it.
-    let other = write(&dir, "other.nnue", &network_file(256, 10));
-    let answer = engine.set_eval_file(&other);
-    assert!(answer.contains("hand-crafted") && answer.contains(&other), "{answer}");
-    assert!(engine.network_verdict().contains("No network in use"));
-
-    let answer = engine.set_use_nnue(true);
-    assert!(answer.contains(&other) && !answer.contains(&hash), "{answer}");
-    assert!(!engine.network_verdict().contains("No network"));
-    engine.plays_a_legal_move(&["d2d4", "g8f6"]);
-    std::fs::remove_dir_all(&dir).expect("clean up");
+    assert!(verdict.contains(&format!("{:016x}", nnue::default_network().hash())), "{verdict}");
 }
 
 #[test]
@@ -132,23 +90,16 @@ fn a_good_network_is_loaded_searched_with_and_left_again() {
     let verdict = engine.network_verdict();
     assert!(verdict.contains(&hash), "{verdict}");
     assert!(
-        verdict.contains(&format!("{} cp (White's view), {stm} cp (side to move's view)", -stm)),
+        verdict
+            .contains(&format!("Network output: {} cp (White's view), {stm} cp (side to move's view)", -stm)),
         "{verdict}"
     );
     engine.plays_a_legal_move(&moves);
 
     let answer = engine.set_eval_file("<empty>");
-    match nnue::default_network() {
-        Some(network) => {
-            let embedded = format!("the embedded network {:016x}", network.hash());
-            assert!(answer.contains(&embedded), "{answer}");
-            assert!(engine.network_verdict().contains(&format!("{:016x}", network.hash())));
-        }
-        None => {
-            assert!(answer.contains("hand-crafted"), "{answer}");
-            assert!(engine.network_verdict().contains("No network"));
-        }
-    }
+    let embedded = nnue::default_network();
+    assert!(answer.contains(&format!("the embedded network {:016x}", embedded.hash())), "{answer}");
+    assert!(engine.network_verdict().contains(&format!("{:016x}", embedded.hash())));
     engine.plays_a_legal_move(&[]);
     std::fs::remove_dir_all(&dir).expect("clean up");
 }
@@ -170,9 +121,8 @@ fn bad_files_are_reported_once_and_change_nothing() {
     ];
 
     let mut engine = Engine::start();
-    // First with the hand-crafted evaluation, then with a network: each stays.
+    // First with the embedded network, then with a loaded one: each stays.
     for loaded in [false, true] {
-        engine.set_use_nnue(loaded);
         if loaded {
             engine.set_eval_file(&good_path);
         }
@@ -182,7 +132,8 @@ fn bad_files_are_reported_once_and_change_nothing() {
             assert!(answer.contains("unchanged"), "{answer}");
             let verdict = engine.network_verdict();
             assert_eq!(verdict.contains(&hash), loaded, "{verdict}");
-            assert_eq!(verdict.contains("No network"), !loaded, "{verdict}");
+            let embedded = format!("{:016x}", nnue::default_network().hash());
+            assert_eq!(verdict.contains(&embedded), !loaded, "{verdict}");
             engine.plays_a_legal_move(&["d2d4"]);
         }
     }
@@ -197,7 +148,7 @@ fn bad_files_are_reported_once_and_change_nothing() {
 fn lazuli_simd_caps_the_kernels_and_a_value_it_cannot_follow_is_named_once() {
     let mut engine = Engine::start_with(&[("LAZULI_SIMD", "scalar")]);
     let verdict = engine.network_verdict();
-    assert!(verdict.ends_with("(scalar kernels)"), "{verdict}");
+    assert!(verdict.contains(", scalar kernels,"), "{verdict}");
     engine.plays_a_legal_move(&["e2e4"]);
 
     let fastest = nnue::simd::Kernels::select(None).kernels.name();
@@ -212,6 +163,55 @@ fn lazuli_simd_caps_the_kernels_and_a_value_it_cannot_follow_is_named_once() {
         ]
     );
     let verdict = engine.network_verdict();
-    assert!(verdict.ends_with(&format!("({fastest} kernels)")), "{verdict}");
+    assert!(verdict.contains(&format!(", {fastest} kernels,")), "{verdict}");
     engine.plays_a_legal_move(&["d2d4"]);
+}
+
+#[test]
+fn eval_shows_every_bucket_the_chosen_one_and_the_searchs_evaluation() {
+    let dir = temp_dir("buckets");
+    let path = write(&dir, "random.nnue", &network_file(256, 11));
+    let network = Network::load_file(Path::new(&path)).expect("the test writes a valid file");
+    let mut engine = Engine::start();
+    // The embedded network first: its bucket table has a row per bucket, the start position's
+    // 32 pieces marked.
+    engine.send("position startpos");
+    let verdict = engine.network_verdict();
+    let embedded = nnue::default_network();
+    let rows: Vec<&str> = verdict.lines().filter(|l| l.contains(" cp |")).collect();
+    assert_eq!(rows.len(), embedded.buckets(), "{verdict}");
+    let marked: Vec<&&str> = rows.iter().filter(|l| l.contains("<- 32 pieces")).collect();
+    assert_eq!(marked.len(), 1, "{verdict}");
+    let pos = Position::startpos();
+    let output = embedded.evaluate_position(&pos);
+    assert!(marked[0].trim_start().starts_with(&format!("{} ", rows.len() - 1)), "{verdict}");
+    let eval = engine::search::evaluation_of_network_output(output);
+    assert!(verdict.ends_with(&format!("Final evaluation: {eval} cp (White's view), {eval} cp (side to move's view), as the search scales it")), "{verdict}");
+
+    // A loaded network, with Black to move: both points of view, every bucket's own score.
+    engine.set_eval_file(&path);
+    let fen = "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 b - - 0 1";
+    engine.send(&format!("position fen {fen}"));
+    let verdict = engine.network_verdict();
+    let pos = Position::from_fen(fen).expect("valid FEN");
+    for (bucket, stm) in network.bucket_scores(&pos).into_iter().enumerate() {
+        assert!(
+            verdict.lines().any(|l| l.trim_start().starts_with(&format!("{bucket} "))
+                && l.contains(&format!(" {stm} cp | "))
+                && l.contains(&format!(" {} cp", -stm))),
+            "bucket {bucket}: {verdict}"
+        );
+    }
+    assert!(verdict.contains(&format!("<- {} pieces", pos.occupied().count())), "{verdict}");
+    let output = network.evaluate_position(&pos);
+    let eval = engine::search::evaluation_of_network_output(output);
+    assert!(
+        verdict.contains(&format!("Network output: {} cp (White's view), {output} cp", -output)),
+        "{verdict}"
+    );
+    assert!(
+        verdict.contains(&format!("Final evaluation: {} cp (White's view), {eval} cp", -eval)),
+        "{verdict}"
+    );
+    std::fs::remove_dir_all(&dir).expect("clean up");
 }

@@ -783,9 +783,11 @@ fn a_saved_hash_brings_an_analysis_back_in_a_new_process() {
     assert!(again * 4 < fresh * 3, "the loaded table saves work: {again} nodes against {fresh} fresh");
     drop(second);
 
-    // The table's scores came from the network: under the hand-crafted evaluation it is refused.
+    // The table's scores came from the embedded network: under another network it is refused.
+    let network = dir.join("random.lznn");
+    std::fs::write(&network, common::network_file(256, 4)).unwrap();
     let mut third = Engine::start();
-    third.send("setoption name Use NNUE value false");
+    third.send(&format!("setoption name EvalFile value {}", network.display()));
     third.send(&format!("setoption name Hash File value {}", file.display()));
     third.send("setoption name Load Hash");
     let answer = third.sync();

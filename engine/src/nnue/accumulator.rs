@@ -1,7 +1,7 @@
 //! The accumulators of a search, one per ply, updated lazily.
 //!
-//! The board is copy-make, and `Position::make_move` stays free of network work (perft and the
-//! hand-crafted search pay nothing). Instead the searcher tells the stack, as it makes each move,
+//! The board is copy-make, and `Position::make_move` stays free of network work (perft pays
+//! nothing for it). Instead the searcher tells the stack, as it makes each move,
 //! which features the move changes (`FeatureDelta`, found from the position before the move);
 //! the stack records the change and marks the new ply's accumulator as not computed. Only when a
 //! position is evaluated does the stack walk back to the nearest computed ply and apply the

@@ -1,13 +1,13 @@
-//! The neural evaluation (NNUE): the network of `docs/network-format.md`, its accumulators kept
-//! up to date move by move, and the choice between it and the hand-crafted evaluation.
+//! The evaluation (NNUE): the network of `docs/network-format.md`, its accumulators kept up to
+//! date move by move, and which network searches use.
 //!
 //! - `network`: the weights, the from-scratch accumulator and the output layer;
 //! - `format`: reading and writing the file format, with a typed error for every refusal;
 //! - `accumulator`: the per-ply accumulator stack a searcher updates lazily as it moves;
 //! - `simd`: the inner loops, portable and AVX2, chosen at run time.
 //!
-//! Which evaluation a search uses is process-wide (`set_active`), read once by each searcher
-//! at the start of a search; `docs/nnue.md` describes the design.
+//! Which network a search uses is process-wide (`set_active`), read once by each searcher at
+//! the start of a search; `docs/nnue.md` describes the design.
 
 mod accumulator;
 mod format;
@@ -37,10 +37,9 @@ pub fn output_bucket(pieces: u32, buckets: usize) -> usize {
     nnue_format::output_bucket(pieces as usize, buckets)
 }
 
-/// The network the engine starts with and that an empty `EvalFile` returns to (`None` would make
-/// the hand-crafted evaluation the default). How it was trained: docs/nnue.md. A test checks that
-/// it loads.
-pub const EMBEDDED_NETWORK: Option<&[u8]> = Some(include_bytes!("../../networks/nn-10d26d66fe6e89b2.lznn"));
+/// The network the engine starts with and that an empty `EvalFile` returns to. How it was
+/// trained: docs/nnue.md. A test checks that it loads.
+pub const EMBEDDED_NETWORK: &[u8] = include_bytes!("../../networks/nn-10d26d66fe6e89b2.lznn");
 
 /// `HIDDEN` i16 values aligned to a cache line: one feature's weights, the biases, an output
 /// weight vector, or one perspective of an accumulator. Aligned, no vector load straddles two
@@ -77,28 +76,28 @@ pub fn feature_index(perspective: Color, piece: Piece, square: Square) -> usize 
     )
 }
 
-/// The network searches use when told nothing else; `None` is the hand-crafted evaluation.
-static ACTIVE: LazyLock<RwLock<Option<Arc<Network>>>> = LazyLock::new(|| RwLock::new(default_network()));
+/// The network searches use when told nothing else.
+static ACTIVE: LazyLock<RwLock<Arc<Network>>> = LazyLock::new(|| RwLock::new(default_network()));
 
-/// The network set with `set_active` (at start, the embedded one, if any).
-pub fn active() -> Option<Arc<Network>> {
-    ACTIVE.read().unwrap_or_else(|poisoned| poisoned.into_inner()).clone()
+/// The network set with `set_active` (at start, the embedded one).
+pub fn active() -> Arc<Network> {
+    Arc::clone(&ACTIVE.read().unwrap_or_else(|poisoned| poisoned.into_inner()))
 }
 
-/// Make `network` (or, with `None`, the hand-crafted evaluation) the one that searches started
-/// from now on use. Searches already running keep the evaluation they started with.
-pub fn set_active(network: Option<Arc<Network>>) {
+/// Make `network` the one that searches started from now on use. Searches already running keep
+/// the network they started with.
+pub fn set_active(network: Arc<Network>) {
     *ACTIVE.write().unwrap_or_else(|poisoned| poisoned.into_inner()) = network;
 }
 
-/// The embedded network, parsed once; `None` when there is none.
-pub fn default_network() -> Option<Arc<Network>> {
-    static PARSED: LazyLock<Option<Arc<Network>>> = LazyLock::new(|| {
-        EMBEDDED_NETWORK.map(|bytes| {
-            Arc::new(Network::from_bytes(bytes).unwrap_or_else(|e| panic!("the embedded network: {e}")))
-        })
+/// The embedded network, parsed once.
+pub fn default_network() -> Arc<Network> {
+    static PARSED: LazyLock<Arc<Network>> = LazyLock::new(|| {
+        Arc::new(
+            Network::from_bytes(EMBEDDED_NETWORK).unwrap_or_else(|e| panic!("the embedded network: {e}")),
+        )
     });
-    PARSED.clone()
+    Arc::clone(&PARSED)
 }
 
 /// A NUMA node's copy of a network: (node, the original, its copy).
@@ -128,7 +127,7 @@ pub fn node_copies() -> Vec<(usize, u64)> {
     copies.iter().map(|(node, _, copy)| (*node, copy.hash())).collect()
 }
 
-/// Which evaluation a searcher uses.
+/// Which network a searcher uses.
 #[derive(Clone, Default)]
 pub enum EvalSource {
     /// Whatever `active()` says when a search starts.
@@ -136,20 +135,17 @@ pub enum EvalSource {
     Active,
     /// As `Active`, through the copy of that network for this NUMA node (`copy_for_node`).
     ActiveOnNode(usize),
-    /// The hand-crafted evaluation, whatever is active.
-    HandCrafted,
     /// This network, whatever is active (tests and tools that must not depend on the process).
     Network(Arc<Network>),
 }
 
 impl EvalSource {
-    /// The network to use now, or `None` for the hand-crafted evaluation.
-    pub fn resolve(&self) -> Option<Arc<Network>> {
+    /// The network to use now.
+    pub fn resolve(&self) -> Arc<Network> {
         match self {
             EvalSource::Active => active(),
-            EvalSource::ActiveOnNode(node) => active().map(|network| copy_for_node(&network, *node)),
-            EvalSource::HandCrafted => None,
-            EvalSource::Network(network) => Some(Arc::clone(network)),
+            EvalSource::ActiveOnNode(node) => copy_for_node(&active(), *node),
+            EvalSource::Network(network) => Arc::clone(network),
         }
     }
 }

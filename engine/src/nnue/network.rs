@@ -151,7 +151,12 @@ impl Network {
     /// into its range of evaluations.
     #[inline]
     pub fn evaluate(&self, acc: &Accumulator, stm: Color, pieces: u32) -> i32 {
-        let bucket = output_bucket(pieces, self.buckets());
+        self.evaluate_bucket(acc, stm, output_bucket(pieces, self.buckets()))
+    }
+
+    /// `evaluate` through output bucket `bucket`, whatever the number of pieces.
+    #[inline]
+    fn evaluate_bucket(&self, acc: &Accumulator, stm: Color, bucket: usize) -> i32 {
         let [w_us, w_them] = &self.output_weights[bucket];
         let sum = self.kernels.screlu_output(acc.perspective(stm), acc.perspective(!stm), w_us, w_them);
         // In i64: the bias may be any i32. The result is below 2³¹ · 400 / (QA · QB) in size.
@@ -163,6 +168,13 @@ impl Network {
     /// accumulators incrementally).
     pub fn evaluate_position(&self, pos: &Position) -> i32 {
         self.evaluate(&self.accumulate(pos), pos.side_to_move(), pos.occupied().count())
+    }
+
+    /// What each output bucket makes of `pos`, from its side to move's view: the one its number
+    /// of pieces chooses is `evaluate_position`; the others show how much the choice matters.
+    pub fn bucket_scores(&self, pos: &Position) -> Vec<i32> {
+        let acc = self.accumulate(pos);
+        (0..self.buckets()).map(|bucket| self.evaluate_bucket(&acc, pos.side_to_move(), bucket)).collect()
     }
 }
 

@@ -26,8 +26,7 @@ mod test_probe;
 pub mod time;
 mod variation;
 
-use crate::board::{Move, Piece};
-use crate::eval::PawnCache;
+use crate::board::{Move, Piece, Position};
 use crate::nnue::{AccumulatorStack, EvalSource};
 use crate::tb::Tablebases;
 use crate::tt::TranspositionTable;
@@ -39,6 +38,7 @@ use std::time::{Duration, Instant};
 
 pub use correction::CorrectionHistory;
 pub use driver::SearchResult;
+pub use node::evaluation_of_network_output;
 pub use search_memory::{RootRecord, SearchMemory};
 pub use variation::Variation;
 
@@ -290,11 +290,10 @@ pub struct Searcher {
     hist: Box<Histories>,
     /// Shared by the threads of a pool (`share_histories`); a searcher's own otherwise.
     correction: Arc<CorrectionHistory>,
-    pawn_cache: PawnCache,
-    /// Which evaluation searches use (normally the process-wide choice).
+    /// Which network searches use (normally the process-wide choice).
     eval_source: EvalSource,
-    /// The network's accumulators while a search uses one; `None`: the hand-crafted evaluation.
-    nnue: Option<AccumulatorStack>,
+    /// The accumulators of that network, set up again for each search's root.
+    nnue: AccumulatorStack,
     stack: Vec<StackEntry>,
     pv: Vec<[Move; MAX_PLY + 1]>,
     pv_len: [usize; MAX_PLY + 1],
@@ -342,9 +341,8 @@ impl Searcher {
         Searcher {
             hist: Histories::new(),
             correction: Arc::new(CorrectionHistory::new()),
-            pawn_cache: PawnCache::new(1 << 14),
             eval_source: EvalSource::Active,
-            nnue: None,
+            nnue: AccumulatorStack::new(EvalSource::Active.resolve(), &Position::startpos()),
             stack: vec![StackEntry::default(); MAX_PLY + STACK_OFFSET + 4],
             pv: vec![[Move::NULL; MAX_PLY + 1]; MAX_PLY + 1],
             pv_len: [0; MAX_PLY + 1],
@@ -392,11 +390,10 @@ impl Searcher {
         self.shared_histories().clear();
     }
 
-    /// Forget what this thread alone learned: its histories and caches, not the tables it may
+    /// Forget what this thread alone learned: its histories, not the tables it may
     /// share (whose owner clears them once, not once per thread).
     pub fn clear_own(&mut self) {
         self.hist.clear_own();
-        self.pawn_cache.clear();
     }
 
     /// This thread's own histories, for a hash file (`Histories::write_own`).

@@ -2,10 +2,9 @@
 //! evaluation, draws and their value, the principal variation, and reading the table's entries.
 
 use super::params::NNUE_OUTPUT_PERCENT;
-use super::score::{DRAW, MATE_BOUND, MAX_PLY, TB_WIN};
+use super::score::{DRAW, EVAL_LIMIT, MATE_BOUND, MAX_PLY, TB_WIN};
 use super::{Searcher, SharedState};
 use crate::board::{Board, Move, Position};
-use crate::eval::EVAL_LIMIT;
 use crate::movegen::count_legal_moves;
 use crate::nnue::{AccumulatorStack, FeatureDelta};
 use crate::tb::Wdl;
@@ -82,36 +81,27 @@ impl Searcher {
     /// The static evaluation of `pos`, the board's current position.
     #[inline]
     pub(super) fn evaluate(&mut self, pos: &Position) -> i32 {
-        match &mut self.nnue {
-            None => crate::eval::evaluate(pos, &mut self.pawn_cache),
-            // A network's output is unbounded; the search's evaluations stay far from mates.
-            Some(accumulators) => scale_network_output(accumulators.evaluate(pos), NNUE_OUTPUT_PERCENT()),
+        // A network's output is unbounded; the search's evaluations stay far from mates.
+        scale_network_output(self.nnue.evaluate(pos), NNUE_OUTPUT_PERCENT())
+    }
+
+    /// Set up the network's accumulators for a search from `root`: the ones of the last search
+    /// when the network is the same, new ones for another network.
+    pub(super) fn prepare_evaluation(&mut self, root: &Position) {
+        let network = self.eval_source.resolve();
+        if Arc::ptr_eq(&network, self.nnue.network()) {
+            self.nnue.reset(root);
+        } else {
+            self.nnue = AccumulatorStack::new(network, root);
         }
     }
 
-    /// Pick the evaluation for a search from `root` and, for a network, set up its accumulators
-    /// (kept from the last search when the network is the same).
-    pub(super) fn prepare_evaluation(&mut self, root: &Position) {
-        self.nnue = match (self.eval_source.resolve(), self.nnue.take()) {
-            (None, _) => None,
-            (Some(network), Some(mut accumulators)) if Arc::ptr_eq(&network, accumulators.network()) => {
-                accumulators.reset(root);
-                Some(accumulators)
-            }
-            (Some(network), _) => Some(AccumulatorStack::new(network, root)),
-        };
-    }
-
-    // Every move the search makes goes through these three, so a network's accumulators follow
+    // Every move the search makes goes through these three, so the network's accumulators follow
     // the board (`ponder_move` only peeks at one position and takes its move back at once).
-    // Without a network they are the board's own calls, inlined as before.
 
     #[inline(always)]
     pub(super) fn make_move(&mut self, board: &mut Board, mv: Move) {
-        match &mut self.nnue {
-            None => board.make_move(mv),
-            Some(accumulators) => Self::make_move_tracked(accumulators, board, mv),
-        }
+        Self::make_move_tracked(&mut self.nnue, board, mv);
     }
 
     #[inline(never)]
@@ -124,17 +114,13 @@ impl Searcher {
     #[inline(always)]
     pub(super) fn make_null_move(&mut self, board: &mut Board) {
         board.make_null_move();
-        if let Some(accumulators) = &mut self.nnue {
-            accumulators.push(FeatureDelta::NONE, board.position().key());
-        }
+        self.nnue.push(FeatureDelta::NONE, board.position().key());
     }
 
     #[inline(always)]
     pub(super) fn unmake(&mut self, board: &mut Board) {
         board.unmake();
-        if let Some(accumulators) = &mut self.nnue {
-            accumulators.pop();
-        }
+        self.nnue.pop();
     }
 
     /// What a drawn game is worth to the side to move at `ply`: `DRAW` less the contempt at
@@ -189,6 +175,12 @@ impl Searcher {
         }
         self.pv_len[ply] = child_len.min(MAX_PLY - 1) + 1;
     }
+}
+
+/// The static evaluation the search uses for a network output of `output` centipawns (for
+/// `eval`; the search itself calls `scale_network_output` directly).
+pub fn evaluation_of_network_output(output: i32) -> i32 {
+    scale_network_output(output, NNUE_OUTPUT_PERCENT())
 }
 
 /// A network's output as the search sees it: `percent` of it, within ±`EVAL_LIMIT`. At 100 (a

@@ -159,8 +159,8 @@ tunables! {
     CORRECTION_MAX_WEIGHT = 16, 4..=40, step 2;
 
     /// The network's evaluation as the search sees it, in percent of its output: the margins
-    /// above were fitted to the hand-crafted evaluation's centipawns, and a network need not
-    /// share that scale (`scripts/eval_scale.py` measures it).
+    /// above were first fitted to the centipawns of an evaluation before the network's, and a
+    /// network need not share that scale.
     NNUE_OUTPUT_PERCENT = 97, 70..=140, step 4;
 }
 

@@ -9,6 +9,8 @@ pub const INFINITY: i32 = MATE + 1;
 /// Scores beyond this are mates (ply-dependent); the evaluation stays far below it.
 pub const MATE_BOUND: i32 = MATE - 2 * MAX_PLY as i32;
 pub const DRAW: i32 = 0;
+/// Evaluations never leave ±`EVAL_LIMIT`, far from tablebase results and mates.
+pub const EVAL_LIMIT: i32 = 10_000;
 /// A tablebase win at the root; `TB_WIN - ply` deeper in the tree. Above any evaluation,
 /// below every mate.
 pub const TB_WIN: i32 = 20_000;

@@ -11,7 +11,7 @@
 //! | 24 | 1 | u8 generation, then 7 zero bytes |
 //! | 32 | 8 | u64 checksum of everything after the header |
 //! | 40 | 8 | u64 fingerprint of what an entry means: the Zobrist keys, the score constants, the move and entry encodings (version 2 on) |
-//! | 48 | 8 | u64 the evaluation the scores come from: the network's hash, or a hash of the hand-crafted parameters (version 2 on) |
+//! | 48 | 8 | u64 the evaluation the scores come from: the network's hash (version 2 on; a file saved under the hand-crafted evaluation of version 0.2 or earlier holds `RETIRED_HAND_CRAFTED`, and is refused as such) |
 //! | 56 (40 in version 1) | 64 per bucket | the six entry words (u64), the six evaluations (u16), 4 zero bytes |
 //! | after the buckets | 8 | u64 length of the search's memory (version 2 on) |
 //! | then | that length | version 3: `SearchMemory::to_bytes` (the shared histories, each thread's own, and each recent root's last completed iteration; its own module gives the layout); version 2: the shared histories alone (`SharedHistories::to_bytes`) or nothing |
@@ -101,13 +101,13 @@ fn entry_fingerprint() -> u64 {
     crate::nnue::fnv1a(&bytes)
 }
 
-/// The evaluation searches use now: the active network's hash, or a hash of the hand-crafted
-/// evaluation's parameters.
+/// The evaluation fingerprint of the files that version 0.2 or earlier saved under its
+/// hand-crafted evaluation (a hash of its parameters), which no network's hash is.
+const RETIRED_HAND_CRAFTED: u64 = 0x663c_21b1_6985_140a;
+
+/// The evaluation searches use now: the active network's hash.
 fn evaluation_fingerprint() -> u64 {
-    match crate::nnue::active() {
-        Some(network) => network.hash(),
-        None => crate::nnue::fnv1a(crate::eval::Params::DEFAULT.to_source().as_bytes()),
-    }
+    crate::nnue::active().hash()
 }
 
 impl TableFile {
@@ -252,6 +252,11 @@ impl TranspositionTable {
                 ));
             }
             let current = evaluation_fingerprint();
+            if evaluation == RETIRED_HAND_CRAFTED {
+                return Err(fail(
+                    "its scores come from the hand-crafted evaluation of an older version, which this one no longer has".to_string(),
+                ));
+            }
             if evaluation != current {
                 return Err(fail(format!(
                     "its scores come from another evaluation ({evaluation:016x}, this engine uses {current:016x}): set the EvalFile it was saved with"

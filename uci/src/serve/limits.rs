@@ -12,7 +12,7 @@ pub const FILE_OPTIONS: [&str; 6] =
     ["Hash File", "Save Hash", "Load Hash", "EvalFile", "SyzygyPath", "Debug Log File"];
 /// Options whose effect is process-wide: the evaluation every connection's searches use, and
 /// the debug log, which records every connection's lines.
-pub const SHARED_OPTIONS: [&str; 3] = ["EvalFile", "Use NNUE", "Debug Log File"];
+pub const SHARED_OPTIONS: [&str; 2] = ["EvalFile", "Debug Log File"];
 
 /// The operator's limits.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -260,11 +260,14 @@ mod tests {
             let refused = gate.check_option(name, &OptionValue::String("/etc/passwd".into()));
             assert!(refused.unwrap_err().contains("server's files"), "{name}");
         }
-        assert!(gate
-            .check_option("Use NNUE", &OptionValue::Check(false))
-            .unwrap_err()
-            .contains("every connection"));
         assert!(gate.check_option("Debug Log File", &OptionValue::String(String::new())).is_err());
+        // Files allowed, the network is still every connection's.
+        let files = Budget::new(Rules { allow_files: true, ..rules() });
+        let mut files_gate = files.admit().unwrap();
+        for name in SHARED_OPTIONS {
+            let refused = files_gate.check_option(name, &OptionValue::String(String::new()));
+            assert!(refused.unwrap_err().contains("every connection"), "{name}");
+        }
         // A tuning build's search constants are process-wide too.
         let tunable = engine::search::params::TUNABLES[0];
         let refused = gate.check_option(tunable.name, &OptionValue::Spin(i64::from(tunable.default)));

@@ -123,7 +123,7 @@ impl Server {
     }
 
     /// After a session ends: with a single connection allowed, a client may have changed the
-    /// process-wide evaluation (`EvalFile`, `Use NNUE`) or a tuning build's search constants; the
+    /// process-wide network (`EvalFile`) or a tuning build's search constants; the
     /// next one starts with the defaults.
     fn session_ended(&self) {
         if self.single_connection {

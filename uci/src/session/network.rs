@@ -1,96 +1,68 @@
-//! `EvalFile` and `eval`: which evaluation the searches use, and what it says of the current
+//! `EvalFile` and `eval`: which network the searches use, and what it says of the current
 //! position.
 //!
 //! A network file is read and checked at once, so the answer to `setoption` says whether it
 //! loaded, naming the whole path (option values hold no control characters); a bad file changes
-//! nothing. The switch itself waits for a running search to end (its threads keep the evaluation
+//! nothing. The switch itself waits for a running search to end (its threads keep the network
 //! they started with) and clears the hash table, whose stored evaluations came from the other
-//! evaluation.
+//! network.
 
 use super::Session;
+use engine::board::Position;
 use engine::nnue::{self, Network};
 use std::path::Path;
 use std::sync::Arc;
 
-const HAND_CRAFTED: &str = "the hand-crafted evaluation";
-
 /// The network `EvalFile` chose and the file it came from, always set together.
 pub(super) struct NetworkChoice {
-    /// `None`: there is no network (none embedded, none loaded).
-    pub(super) network: Option<Arc<Network>>,
+    pub(super) network: Arc<Network>,
     /// Empty: the embedded network.
     pub(super) path: String,
 }
 
 impl NetworkChoice {
-    /// The embedded network, if the build has one.
+    /// The embedded network.
     pub(super) fn embedded() -> NetworkChoice {
         NetworkChoice { network: nnue::default_network(), path: String::new() }
     }
 
     /// How `setoption` answers name it: the file it came from (none: the embedded one) and its
-    /// hash; with no network, the hand-crafted evaluation.
+    /// hash.
     fn describe(&self) -> String {
-        match &self.network {
-            Some(network) if self.path.is_empty() => format!("the embedded network {:016x}", network.hash()),
-            Some(network) => format!("the network '{}' ({:016x})", self.path, network.hash()),
-            None => HAND_CRAFTED.to_string(),
+        if self.path.is_empty() {
+            format!("the embedded network {:016x}", self.network.hash())
+        } else {
+            format!("the network '{}' ({:016x})", self.path, self.network.hash())
         }
     }
 }
 
 impl Session {
-    /// `setoption name EvalFile value <path>`; an empty path returns to the default evaluation.
+    /// `setoption name EvalFile value <path>`; an empty path returns to the embedded network.
     pub(super) fn set_eval_file(&mut self, path: &str) {
         let choice = if path.is_empty() {
             NetworkChoice::embedded()
         } else {
             match Network::load_file(Path::new(path)) {
-                Ok(network) => NetworkChoice { network: Some(Arc::new(network)), path: path.to_string() },
+                Ok(network) => NetworkChoice { network: Arc::new(network), path: path.to_string() },
                 Err(e) => {
                     self.info(&format!("EvalFile '{path}' not loaded: {e}; the evaluation is unchanged"));
                     return;
                 }
             }
         };
-        let named = choice.describe();
+        let what = choice.describe();
         self.network_choice = choice;
-        let what = if self.use_nnue {
-            named
-        } else {
-            format!("{HAND_CRAFTED} (Use NNUE is off; {named} is kept for it)")
-        };
-        self.switch_evaluation("EvalFile", &what);
-    }
-
-    /// `setoption name Use NNUE value <bool>`: off, the hand-crafted evaluation; on, the network
-    /// `EvalFile` chose (or the embedded one).
-    pub(super) fn set_use_nnue(&mut self, on: bool) {
-        self.use_nnue = on;
-        let what = match (&self.network_choice.network, on) {
-            (Some(_), true) => self.network_choice.describe(),
-            (None, true) => format!("{HAND_CRAFTED}: no network is loaded or embedded"),
-            (_, false) => HAND_CRAFTED.to_string(),
-        };
-        self.switch_evaluation("Use NNUE", &what);
-    }
-
-    /// Ask for the evaluation the options now name, and say which it is.
-    fn switch_evaluation(&mut self, option: &str, what: &str) {
         let when = if self.is_searching() { "from the next search on" } else { "from now on" };
-        self.pending.network = Some(self.network_choice.network.clone().filter(|_| self.use_nnue));
+        self.pending.network = Some(Arc::clone(&self.network_choice.network));
         self.apply_pending_if_idle();
-        self.info(&format!("{option}: searches use {what} {when}"));
+        self.info(&format!("EvalFile: searches use {what} {when}"));
     }
 
     /// Make a loaded `EvalFile` choice the active one (between searches only).
     pub(super) fn apply_pending_network(&mut self) {
         if let Some(network) = self.pending.network.take() {
-            let same = match (&network, nnue::active()) {
-                (Some(new), Some(old)) => Arc::ptr_eq(new, &old),
-                (new, old) => new.is_none() && old.is_none(),
-            };
-            if !same {
+            if !Arc::ptr_eq(&network, &nnue::active()) {
                 nnue::set_active(network);
                 self.engine.clear_hash();
             }
@@ -104,24 +76,50 @@ impl Session {
         }
     }
 
-    /// `eval`: the hand-crafted evaluation's breakdown, then the network's verdict if searches
-    /// use one.
+    /// `eval`: what the network searches use makes of the current position, bucket by bucket,
+    /// and the evaluation the search takes from it.
     pub(super) fn eval(&mut self) {
-        let pos = *self.board.position();
-        let mut text = engine::eval::trace(&pos).trim_end().to_string();
-        match nnue::active() {
-            Some(network) => {
-                let stm = network.evaluate_position(&pos);
-                let white = stm * pos.side_to_move().sign();
-                text.push_str(&format!(
-                    "\nNetwork {:016x}: {white} cp (White's view), {stm} cp (side to move's view); \
-                     searches use the network ({} kernels)",
-                    network.hash(),
-                    network.kernels().name()
-                ));
-            }
-            None => text.push_str("\nNo network in use; searches use the hand-crafted evaluation"),
-        }
+        let text = describe_evaluation(&nnue::active(), self.board.position());
         self.line(&text);
     }
+}
+
+/// The text of `eval`: the network, each output bucket's score (the one the position's pieces
+/// choose marked), the network's output from both points of view, and the search's evaluation.
+fn describe_evaluation(network: &Network, pos: &Position) -> String {
+    let pieces = pos.occupied().count();
+    let buckets = network.buckets();
+    let chosen = nnue::output_bucket(pieces, buckets);
+    let sign = pos.side_to_move().sign();
+    let mut text = format!(
+        "Network {:016x}, {} kernels, {buckets} output bucket{}\n",
+        network.hash(),
+        network.kernels().name(),
+        if buckets == 1 { "" } else { "s" }
+    );
+    text.push_str("bucket | pieces | side to move | White's view\n");
+    for (bucket, stm) in network.bucket_scores(pos).into_iter().enumerate() {
+        let range: Vec<u32> = (2..=32).filter(|&p| nnue::output_bucket(p, buckets) == bucket).collect();
+        let pieces_text = match (range.first(), range.last()) {
+            (Some(first), Some(last)) if first != last => format!("{first}-{last}"),
+            (Some(only), _) => only.to_string(),
+            _ => "-".to_string(),
+        };
+        let mark = if bucket == chosen { format!("  <- {pieces} pieces") } else { String::new() };
+        text.push_str(&format!(
+            "{bucket:>6} | {pieces_text:>6} | {stm:>9} cp | {:>9} cp{mark}\n",
+            stm * sign
+        ));
+    }
+    let output = network.evaluate_position(pos);
+    let eval = engine::search::evaluation_of_network_output(output);
+    text.push_str(&format!(
+        "Network output: {} cp (White's view), {output} cp (side to move's view)\n",
+        output * sign
+    ));
+    text.push_str(&format!(
+        "Final evaluation: {} cp (White's view), {eval} cp (side to move's view), as the search scales it",
+        eval * sign
+    ));
+    text
 }

@@ -113,7 +113,6 @@ impl Session {
                 Err(e) => self.info(&e),
             },
             OptionId::EvalFile => self.set_eval_file(&value.text()),
-            OptionId::UseNnue => self.set_use_nnue(value.check()),
             OptionId::DebugLogFile => {
                 if let Err(e) = crate::log::set_file(&value.text()) {
                     self.info(&e);

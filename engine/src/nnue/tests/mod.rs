@@ -165,9 +165,25 @@ fn the_file_length_is_the_documented_one() {
 }
 
 #[test]
-fn the_embedded_network_if_any_loads() {
-    if let Some(bytes) = super::EMBEDDED_NETWORK {
-        Network::from_bytes(bytes).expect("the embedded network loads");
+fn the_embedded_network_loads() {
+    let network = Network::from_bytes(super::EMBEDDED_NETWORK).expect("the embedded network loads");
+    assert_eq!(super::default_network().hash(), network.hash());
+}
+
+#[test]
+fn each_bucket_scores_the_position_and_the_chosen_one_is_the_evaluation() {
+    let network = Network::random_bucketed(3, 8);
+    for fen in
+        [crate::board::STARTPOS, "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1", "8/8/4k3/8/8/3K4/8/8 b - - 0 1"]
+    {
+        let pos = Position::from_fen(fen).expect("valid FEN");
+        let scores = network.bucket_scores(&pos);
+        assert_eq!(scores.len(), 8);
+        let chosen = super::output_bucket(pos.occupied().count(), 8);
+        assert_eq!(scores[chosen], network.evaluate_position(&pos), "{fen}");
+        // The random network's buckets differ by their biases, so every bucket is its own.
+        for pair in scores.windows(2) {
+            assert_ne!(pair[0], pair[1], "{fen}: {scores:?}");
+        }
     }
-    assert_eq!(super::default_network().is_some(), super::EMBEDDED_NETWORK.is_some());
 }

@@ -347,5 +347,11 @@ fn a_file_of_another_build_or_evaluation_is_refused() {
         let error = TranspositionTable::check_file(&path).expect_err(reason);
         assert!(error.contains(reason), "{error}");
     }
+    // A file an older version saved under its hand-crafted evaluation is named as such.
+    let mut bytes = good.clone();
+    bytes[48..56].copy_from_slice(&RETIRED_HAND_CRAFTED.to_le_bytes());
+    std::fs::write(&path, &bytes).unwrap();
+    let error = TranspositionTable::check_file(&path).expect_err("the retired evaluation");
+    assert!(error.contains("hand-crafted evaluation of an older version"), "{error}");
     let _ = std::fs::remove_file(path);
 }
