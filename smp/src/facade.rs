@@ -1,5 +1,5 @@
 //! The engine as its users drive it: the pool of search threads, and what the threads search
-//! with and outlive them: the transposition table (its size, clearing, saving and loading, its
+//! with and outlive them: the network (with its copies for NUMA nodes), the transposition table (its size, clearing, saving and loading, its
 //! pages brought in off the clock), the histories all threads teach, and what each root's last
 //! search completed, all of which a table file carries. Each search is handed the table by
 //! this owner.
@@ -9,6 +9,7 @@ use crate::peers::Peers;
 use crate::pool::{Pool, Search};
 use crate::thread::{OnDone, TbSettings};
 use engine::board::Board;
+use engine::nnue::{Network, NetworkCopies};
 use engine::search::{Limits, Reporter, RootRecord, SearchMemory, SharedHistories};
 use engine::tt::TranspositionTable;
 use parking_lot::Mutex;
@@ -16,6 +17,8 @@ use std::sync::Arc;
 
 pub struct Engine {
     pool: Pool,
+    /// The network this engine's searches evaluate with, and its NUMA nodes' copies.
+    network: Arc<NetworkCopies>,
     tt: Arc<TranspositionTable>,
     /// The histories every thread reads and teaches, kept between moves and saved with the table.
     learned: SharedHistories,
@@ -35,7 +38,32 @@ impl Engine {
         let pool = Pool::new(threads, learned.clone());
         let tt = Arc::new(TranspositionTable::new(hash_mb));
         let pages = PageToucher::start(&tt, &pool.nodes_in_use());
-        Engine { pool, tt, learned, roots: Arc::default(), tb: None, pages, peers: None }
+        let network = Arc::new(NetworkCopies::new(engine::nnue::default_network()));
+        Engine { pool, network, tt, learned, roots: Arc::default(), tb: None, pages, peers: None }
+    }
+
+    /// The network searches evaluate with (the embedded one until `set_network`).
+    pub fn network(&self) -> &Arc<Network> {
+        self.network.original()
+    }
+
+    /// Evaluate with `network` from the next search on (after a running one). Another network
+    /// than the current one clears the table, whose evaluations came from the old one; returns
+    /// whether it was another.
+    pub fn set_network(&mut self, network: Arc<Network>) -> bool {
+        self.pool.wait();
+        if Arc::ptr_eq(&network, self.network.original()) {
+            return false;
+        }
+        self.network = Arc::new(NetworkCopies::new(network));
+        self.clear_hash();
+        true
+    }
+
+    /// The NUMA nodes that hold a copy of the network, with the copies' hashes.
+    pub fn network_copies(&self) -> Vec<(usize, u64)> {
+        let hash = self.network.original().hash();
+        self.network.nodes().into_iter().map(|node| (node, hash)).collect()
     }
 
     /// The threads: their count, placement, stop and ponderhit.
@@ -108,7 +136,8 @@ impl Engine {
             None => on_done,
         };
         let table = Arc::clone(&self.tt);
-        let search = Search { board, limits, ponder, infinite, table, tablebases: self.tb.clone() };
+        let network = Arc::clone(&self.network);
+        let search = Search { board, limits, ponder, infinite, table, tablebases: self.tb.clone(), network };
         self.pool.go(search, reporter, on_done);
     }
 
@@ -175,7 +204,7 @@ impl Engine {
             threads: self.pool.own_histories(),
             roots: self.roots.lock().clone(),
         };
-        let bytes = self.tt.save(path, &memory.to_bytes())?;
+        let bytes = self.tt.save(path, &memory.to_bytes(), self.network().hash())?;
         Ok(format!(
             "saved the hash ({} MB), the search's histories and {}, {bytes} bytes, to '{}'",
             self.tt.size_mb(),
@@ -189,7 +218,7 @@ impl Engine {
     /// than `max_mb` (the `Hash` option's maximum), changes nothing.
     pub fn load_hash(&mut self, path: &std::path::Path, max_mb: usize) -> Result<String, String> {
         self.pool.wait();
-        let file = TranspositionTable::check_file(path)?;
+        let file = TranspositionTable::check_file(path, self.network().hash())?;
         // A load writes every entry (or clears the table when it fails).
         self.pages = None;
         let loaded = self.load_checked(path, &file, max_mb);

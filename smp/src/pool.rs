@@ -12,6 +12,7 @@ use crate::thread::{
 use crate::vote::VoteMode;
 use crate::Ended;
 use engine::board::Board;
+use engine::nnue::NetworkCopies;
 use engine::search::{Limits, Reporter, SharedHistories};
 use engine::tt::TranspositionTable;
 use std::sync::atomic::Ordering;
@@ -46,6 +47,8 @@ pub struct Search {
     pub infinite: bool,
     pub table: Arc<TranspositionTable>,
     pub tablebases: Option<TbSettings>,
+    /// The network to evaluate with, and its copies for the NUMA nodes threads run on.
+    pub network: Arc<NetworkCopies>,
 }
 
 pub struct Pool {
@@ -283,6 +286,7 @@ impl Pool {
             limits: search.limits,
             tt: search.table,
             tb: search.tablebases,
+            network: search.network,
             policy: self.policy,
         };
         self.signals.searching.store(true, Ordering::SeqCst);
@@ -388,7 +392,8 @@ mod tests {
     /// A search of `board` over a small table of its own.
     fn search(board: Board, limits: Limits, ponder: bool, infinite: bool) -> Search {
         let table = Arc::new(TranspositionTable::new(1));
-        Search { board, limits, ponder, infinite, table, tablebases: None }
+        let network = Arc::new(NetworkCopies::new(engine::nnue::default_network()));
+        Search { board, limits, ponder, infinite, table, tablebases: None, network }
     }
 
     #[test]
@@ -513,17 +518,22 @@ mod tests {
             eprintln!("skipped: needs two CPUs");
             return;
         }
-        let network = engine::nnue::active();
         let mut pool = new_pool(2);
         let policy = NumaPolicy::parse(&format!("{}:{}", allowed[0], allowed[1])).expect("valid");
         let placement = pool.set_numa_policy(policy).expect("CPUs it may use");
         assert!(placement.contains("on 2 NUMA nodes"), "{placement}");
-        answer_with(&mut pool, Limits::depth(8), Box::new(SilentReporter)).expect("an answer");
+        let (tx, rx) = channel();
+        let on_done = Box::new(move |result: SearchResult, _: &crate::Ended| {
+            let _ = tx.send(result);
+        });
+        let job = search(Board::new(Position::startpos()), Limits::depth(8), false, false);
+        let copies = Arc::clone(&job.network);
+        pool.go(job, Box::new(SilentReporter), on_done);
+        rx.recv_timeout(Duration::from_secs(10)).expect("an answer");
         pool.wait();
-        let copies = engine::nnue::node_copies();
-        for node in [0, 1] {
-            assert!(copies.contains(&(node, network.hash())), "node {node}: {copies:?}");
-        }
+        let mut nodes = copies.nodes();
+        nodes.sort_unstable();
+        assert_eq!(nodes, [0, 1], "each node's threads read its own copy");
     }
 
     #[test]

@@ -9,6 +9,7 @@ use crate::vote::{self, VoteMode};
 use crossbeam_utils::CachePadded;
 use engine::board::{Board, Move};
 use engine::movegen::legal_moves;
+use engine::nnue::NetworkCopies;
 use engine::search::{
     Limits, Reporter, SearchControl, SearchResult, Searcher, SharedHistories, SharedState, TbContext,
 };
@@ -50,6 +51,7 @@ pub(crate) struct SearchJob {
     pub(crate) limits: Limits,
     pub(crate) tt: Arc<TranspositionTable>,
     pub(crate) tb: Option<TbSettings>,
+    pub(crate) network: Arc<NetworkCopies>,
     pub(crate) policy: HelperPolicy,
 }
 
@@ -227,7 +229,8 @@ pub(crate) fn helper_limits(limits: &Limits) -> Limits {
 }
 
 /// How a thread makes its searcher: on its own thread, after binding it to its node, so that the
-/// searcher's tables are first touched there; with `node`, it reads that node's network copy.
+/// searcher's tables are first touched there; with `node`, it reads that node's network copy
+/// (`network_for`).
 pub(crate) struct SearcherSetup {
     pub(crate) learned: SharedHistories,
     pub(crate) node: Option<usize>,
@@ -237,10 +240,15 @@ impl SearcherSetup {
     fn make(&self) -> Searcher {
         let mut searcher = Searcher::new();
         searcher.share_histories(&self.learned);
-        if let Some(node) = self.node {
-            searcher.set_eval_source(engine::nnue::EvalSource::ActiveOnNode(node));
-        }
         searcher
+    }
+
+    /// The network this thread searches `job` with: its node's copy, or the network itself.
+    fn network_for(&self, job: &SearchJob) -> Arc<engine::nnue::Network> {
+        match self.node {
+            Some(node) => job.network.for_node(node),
+            None => Arc::clone(job.network.original()),
+        }
     }
 }
 
@@ -267,6 +275,7 @@ pub(crate) fn run(index: usize, shared: Arc<Shared>, setup: SearcherSetup) {
             }
             Task::Search(job, main) => {
                 searcher.set_variation(job.policy.variation(index));
+                searcher.set_network(setup.network_for(&job));
                 let limits = if main.is_some() { job.limits.clone() } else { helper_limits(&job.limits) };
                 let reporter = main.as_ref().map(|main| main.reporter.as_ref());
                 if main.is_some() {

@@ -8,6 +8,7 @@ import pathlib
 import secrets
 import shutil
 import socket
+import struct
 import subprocess
 import time
 
@@ -414,3 +415,62 @@ def test_the_ssh_tunnel_recipe_of_docs_serve(server, tmp_path):
             tunnel.wait()
         daemon.kill()
         daemon.wait()
+
+
+def network_file(hidden: int, seed: int) -> bytes:
+    """A network file of random weights, laid out as docs/network-format.md says (version 1)."""
+    state = seed | 1
+    mask = (1 << 64) - 1
+    values = []
+    for count, bound in [(768 * hidden, 60), (hidden, 80), (2 * hidden, 6)]:
+        for _ in range(count):
+            state ^= (state << 13) & mask
+            state ^= state >> 7
+            state ^= (state << 17) & mask
+            values.append(state % (2 * bound + 1) - bound)
+    payload = struct.pack(f"<{len(values)}h", *values) + struct.pack("<i", 25_000)
+    digest = 0xcbf29ce484222325
+    for byte in payload:
+        digest = ((digest ^ byte) * 0x100000001b3) & mask
+    header = b"LZNN" + struct.pack("<7I", 1, 768, hidden, 1, 255, 64, 400) + struct.pack("<Q", digest)
+    return header + payload
+
+
+def network_of(client: Client) -> str:
+    """The network hash `eval` names for the client's session."""
+    client.send("eval")
+    lines = client.until("Final evaluation")
+    return lines[0].split()[1].rstrip(",")
+
+
+def test_two_clients_search_at_once_each_with_its_own_network(tmp_path):
+    path = tmp_path / "random.lznn"
+    path.write_bytes(network_file(256, 9))
+    s = Server(tmp_path, "--allow-files", "--max-connections", "3", "--max-threads", "1")
+    try:
+        a, b, alone = (Client(s.port, s.secret) for _ in range(3))
+        embedded = network_of(b)
+        a.send(f"setoption name EvalFile value {path}")
+        a.send("isready")
+        reply = a.until("readyok")
+        assert "searches use the network" in reply[0] and str(path) in reply[0], reply
+        loaded = network_of(a)
+        assert loaded != embedded and network_of(b) == embedded
+        position = "position fen r1bq1rk1/pp2ppbp/2np1np1/8/3NP3/2N1BP2/PPPQ2PP/R3KB1R w KQ - 3 9"
+        for client in (a, b):
+            client.send(position)
+            client.send("go depth 9")
+        answers = {name: client.until("bestmove") for name, client in (("a", a), ("b", b))}
+        # Both searched with their own network at the same time, each as it would alone.
+        alone.send(position)
+        alone.send("go depth 9")
+        reference = alone.until("bestmove")
+        last_info = lambda lines: [line for line in lines if line.startswith("info depth 9 ")][-1]
+        nodes = lambda line: int(line.split(" nodes ")[1].split()[0])
+        assert nodes(last_info(answers["b"])) == nodes(last_info(reference)), (answers["b"][-2:], reference[-2:])
+        assert nodes(last_info(answers["a"])) != nodes(last_info(reference)), answers["a"][-2:]
+        assert network_of(a) == loaded and network_of(b) == embedded
+        for client in (a, b, alone):
+            client.close()
+    finally:
+        s.close()

@@ -2,7 +2,6 @@
 
 use engine::board::{Board, Move, Position};
 use engine::movegen::legal_moves;
-use engine::nnue::EvalSource;
 use engine::search::score::{mate_in, mated_in, MATE, MATE_BOUND};
 use engine::search::{Limits, SearchResult, Searcher, SharedHistories};
 use engine::tt::TranspositionTable;
@@ -18,14 +17,8 @@ fn search_board(
 }
 
 fn search_fen(fen: &str, limits: Limits) -> SearchResult {
-    search_fen_with(EvalSource::Active, fen, limits)
-}
-
-/// `search_fen` with the evaluation `source` (the default one is `EvalSource::Active`).
-fn search_fen_with(source: EvalSource, fen: &str, limits: Limits) -> SearchResult {
     let tt = TranspositionTable::new(16);
     let mut searcher = Searcher::new();
-    searcher.set_eval_source(source);
     let board = Board::new(Position::from_fen(fen).expect("valid FEN"));
     search_board(&mut searcher, &tt, &board, limits)
 }
@@ -42,7 +35,7 @@ fn mate_moves(score: i32) -> Option<i32> {
 const MATE_NODE_BUDGET: u64 = 10_000_000;
 
 /// Problems the search does not solve exactly within the budget with the network the engine
-/// ships (`EvalSource::Active`): two composed mates whose quiet key move and quiet follow-up the
+/// ships: two composed mates whose quiet key move and quiet follow-up the
 /// pruning hides, and a mate in 3 against the side to move that the null move's reduction at
 /// `NMP_DEPTH_DIVISOR` 2 hides. Every other position must be solved exactly, and each of these
 /// must still be missed (a fix shortens the list).
@@ -52,9 +45,9 @@ const NETWORK_MISSES: &[&str] = &[
     "8/3p4/1p1N1pK1/kBnppPp1/n1PB4/P1R3P1/8/N7 b - - 0 1",
 ];
 
-/// The mate suite under `source`: the positions solved wrongly that `misses` does not list, and
+/// The mate suite: the positions solved wrongly that `misses` does not list, and
 /// the listed ones that are solved now.
-fn mate_suite(source: EvalSource, misses: &[&str]) -> (Vec<String>, Vec<String>) {
+fn mate_suite(misses: &[&str]) -> (Vec<String>, Vec<String>) {
     let (mut wrong, mut fixed) = (Vec::new(), Vec::new());
     for entry in read_epd("mates.epd") {
         let expected: i32 = entry.op("dm").expect("dm op").parse().expect("number");
@@ -65,7 +58,7 @@ fn mate_suite(source: EvalSource, misses: &[&str]) -> (Vec<String>, Vec<String>)
         } else {
             Limits { depth: Some(40), nodes: Some(MATE_NODE_BUDGET), ..Limits::default() }
         };
-        let result = search_fen_with(source.clone(), &entry.fen, limits);
+        let result = search_fen(&entry.fen, limits);
         let solved = mate_moves(result.score) == Some(expected);
         let listed = misses.contains(&entry.fen.as_str());
         if !solved && !listed {
@@ -89,7 +82,7 @@ fn mate_suite(source: EvalSource, misses: &[&str]) -> (Vec<String>, Vec<String>)
 /// engine plays with.
 #[test]
 fn the_shipped_network_finds_every_mate_at_its_exact_distance() {
-    let (wrong, fixed) = mate_suite(EvalSource::Active, NETWORK_MISSES);
+    let (wrong, fixed) = mate_suite(NETWORK_MISSES);
     assert!(wrong.is_empty(), "{} mates wrong:\n{}", wrong.len(), wrong.join("\n"));
     assert!(fixed.is_empty(), "solved now, take them off NETWORK_MISSES: {fixed:?}");
 }

@@ -69,9 +69,10 @@ pub fn datagen_command(args: &[String]) -> i32 {
     }
     config.hard_nodes = config.hard_nodes.max(config.soft_nodes);
     match choose_evaluation(network.as_deref()) {
-        Ok((evaluation, source)) => {
-            eprintln!("datagen: evaluation {evaluation}{source}");
-            config.evaluation = evaluation;
+        Ok((network, source)) => {
+            config.evaluation = format!("network {:016x}", network.hash());
+            eprintln!("datagen: evaluation {}{source}", config.evaluation);
+            config.network = network;
         }
         Err(e) => {
             eprintln!("{e}");
@@ -117,9 +118,8 @@ pub fn datagen_command(args: &[String]) -> i32 {
     }
 }
 
-/// Makes `--network` the network the games' searches use; returns its name (what a resumed run
-/// must find again) and where it came from.
-fn choose_evaluation(network: Option<&str>) -> Result<(String, String), String> {
+/// The network `--network` names for the games' searches, and where it came from.
+fn choose_evaluation(network: Option<&str>) -> Result<(Arc<Network>, String), String> {
     let (network, from) = match network {
         None | Some("embedded") => (nnue::default_network(), String::new()),
         Some(path) => {
@@ -127,9 +127,7 @@ fn choose_evaluation(network: Option<&str>) -> Result<(String, String), String> 
             (Arc::new(loaded), format!(" ({path})"))
         }
     };
-    let name = format!("network {:016x}", network.hash());
-    nnue::set_active(network);
-    Ok((name, from))
+    Ok((network, from))
 }
 
 fn clock(secs: f64) -> String {

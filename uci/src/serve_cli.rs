@@ -25,8 +25,8 @@ Read docs/serve.md before listening on anything but this machine: the traffic is
   --total-hash MB        Hash of all connections together (default 8192)
   --allow-files          let clients set the options that reach the server's files (Hash File,
                          Save Hash, Load Hash, EvalFile, SyzygyPath, Debug Log File); refused
-                         by default. EvalFile and Use NNUE change every connection's evaluation
-                         and are refused unless --max-connections is 1
+                         by default; each connection's EvalFile is its own. Debug Log File
+                         records every connection and is refused unless --max-connections is 1
   --idle-timeout SECS    close a connection silent this long while it is not searching
                          (default 1800; 0: never)
   --auth-timeout SECS    time a client has to send its secret (default 10)

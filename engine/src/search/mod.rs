@@ -27,7 +27,7 @@ pub mod time;
 mod variation;
 
 use crate::board::{Move, Piece, Position};
-use crate::nnue::{AccumulatorStack, EvalSource};
+use crate::nnue::{AccumulatorStack, Network};
 use crate::tb::Tablebases;
 use crate::tt::TranspositionTable;
 use history::{ContKey, ContinuationHistory, Histories};
@@ -290,9 +290,9 @@ pub struct Searcher {
     hist: Box<Histories>,
     /// Shared by the threads of a pool (`share_histories`); a searcher's own otherwise.
     correction: Arc<CorrectionHistory>,
-    /// Which network searches use (normally the process-wide choice).
-    eval_source: EvalSource,
-    /// The accumulators of that network, set up again for each search's root.
+    /// The network the next search evaluates with (`set_network`; the embedded one by default).
+    network: Arc<Network>,
+    /// The accumulators of the last search's network, set up again for each search's root.
     nnue: AccumulatorStack,
     stack: Vec<StackEntry>,
     pv: Vec<[Move; MAX_PLY + 1]>,
@@ -341,8 +341,8 @@ impl Searcher {
         Searcher {
             hist: Histories::new(),
             correction: Arc::new(CorrectionHistory::new()),
-            eval_source: EvalSource::Active,
-            nnue: AccumulatorStack::new(EvalSource::Active.resolve(), &Position::startpos()),
+            network: crate::nnue::default_network(),
+            nnue: AccumulatorStack::new(crate::nnue::default_network(), &Position::startpos()),
             stack: vec![StackEntry::default(); MAX_PLY + STACK_OFFSET + 4],
             pv: vec![[Move::NULL; MAX_PLY + 1]; MAX_PLY + 1],
             pv_len: [0; MAX_PLY + 1],
@@ -365,9 +365,10 @@ impl Searcher {
         }
     }
 
-    /// Evaluate with `source` from the next search on (the default follows `nnue::active`).
-    pub fn set_eval_source(&mut self, source: EvalSource) {
-        self.eval_source = source;
+    /// Evaluate with `network` from the next search on (the embedded network by default): the
+    /// searcher's owner decides, so searchers of different engines may use different networks.
+    pub fn set_network(&mut self, network: Arc<Network>) {
+        self.network = network;
     }
 
     /// Read and teach `shared`'s tables from now on, with the other searchers given them.

@@ -88,11 +88,10 @@ impl Searcher {
     /// Set up the network's accumulators for a search from `root`: the ones of the last search
     /// when the network is the same, new ones for another network.
     pub(super) fn prepare_evaluation(&mut self, root: &Position) {
-        let network = self.eval_source.resolve();
-        if Arc::ptr_eq(&network, self.nnue.network()) {
+        if Arc::ptr_eq(&self.network, self.nnue.network()) {
             self.nnue.reset(root);
         } else {
-            self.nnue = AccumulatorStack::new(network, root);
+            self.nnue = AccumulatorStack::new(Arc::clone(&self.network), root);
         }
     }
 

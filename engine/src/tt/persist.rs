@@ -105,11 +105,6 @@ fn entry_fingerprint() -> u64 {
 /// hand-crafted evaluation (a hash of its parameters), which no network's hash is.
 const RETIRED_HAND_CRAFTED: u64 = 0x663c_21b1_6985_140a;
 
-/// The evaluation searches use now: the active network's hash.
-fn evaluation_fingerprint() -> u64 {
-    crate::nnue::active().hash()
-}
-
 impl TableFile {
     /// The size of the table the file holds, in megabytes.
     pub fn size_mb(&self) -> u64 {
@@ -193,8 +188,14 @@ fn invalid_entry(bytes: &[u8]) -> Option<String> {
 
 impl TranspositionTable {
     /// Writes the table and `histories` (`SearchMemory::to_bytes`) to `writer` in the file
-    /// format above (`writer` must be at its start).
-    pub fn save_to(&self, writer: &mut (impl Write + Seek), histories: &[u8]) -> std::io::Result<()> {
+    /// format above (`writer` must be at its start); `evaluation` names what its scores came
+    /// from (the network's hash).
+    pub fn save_to(
+        &self,
+        writer: &mut (impl Write + Seek),
+        histories: &[u8],
+        evaluation: u64,
+    ) -> std::io::Result<()> {
         let mut header = Vec::with_capacity(HEADER_BYTES as usize);
         header.extend_from_slice(MAGIC);
         header.extend_from_slice(&VERSION.to_le_bytes());
@@ -205,7 +206,7 @@ impl TranspositionTable {
         header.extend_from_slice(&[0; 7]);
         header.extend_from_slice(&[0; 8]);
         header.extend_from_slice(&entry_fingerprint().to_le_bytes());
-        header.extend_from_slice(&evaluation_fingerprint().to_le_bytes());
+        header.extend_from_slice(&evaluation.to_le_bytes());
         writer.write_all(&header)?;
         let mut checksum = Checksum::new();
         let mut buffer = vec![0u8; CHUNK_BUCKETS * BUCKET_BYTES];
@@ -230,36 +231,35 @@ impl TranspositionTable {
     /// Saves the table and `histories` to `path` through a temporary file renamed over it
     /// when complete. Returns the bytes written. On any error the temporary file is removed and
     /// a file already at `path` is left as it was.
-    pub fn save(&self, path: &Path, histories: &[u8]) -> Result<u64, String> {
-        replace_file(path, |file| self.save_to(file, histories))?;
+    pub fn save(&self, path: &Path, histories: &[u8], evaluation: u64) -> Result<u64, String> {
+        replace_file(path, |file| self.save_to(file, histories, evaluation))?;
         Ok(HEADER_BYTES + (self.buckets.len() * BUCKET_BYTES) as u64 + 8 + histories.len() as u64)
     }
 
     /// Reads and checks the whole file at `path` (header, length, checksum) without touching
-    /// any table.
-    pub fn check_file(path: &Path) -> Result<TableFile, String> {
+    /// any table; a file whose scores came from another evaluation than `evaluation` is refused.
+    pub fn check_file(path: &Path, evaluation: u64) -> Result<TableFile, String> {
         let fail = |what: String| format!("cannot load the hash from '{}': {what}", path.display());
         let file = crate::files::open_regular(path).map_err(|e| fail(e.to_string()))?;
         let length = file.metadata().map_err(|e| fail(e.to_string()))?.len();
         let mut reader = BufReader::with_capacity(1 << 20, file);
         let header = read_header(&mut reader, length).map_err(fail)?;
         // What the entries mean is settled before the whole file is read.
-        if let Some((entries, evaluation)) = header.meaning {
+        if let Some((entries, saved)) = header.meaning {
             if entries != entry_fingerprint() {
                 return Err(fail(
                     "it was written by a build whose keys, scores or moves differ from this one's"
                         .to_string(),
                 ));
             }
-            let current = evaluation_fingerprint();
-            if evaluation == RETIRED_HAND_CRAFTED {
+            if saved == RETIRED_HAND_CRAFTED {
                 return Err(fail(
                     "its scores come from the hand-crafted evaluation of an older version, which this one no longer has".to_string(),
                 ));
             }
-            if evaluation != current {
+            if saved != evaluation {
                 return Err(fail(format!(
-                    "its scores come from another evaluation ({evaluation:016x}, this engine uses {current:016x}): set the EvalFile it was saved with"
+                    "its scores come from another evaluation ({saved:016x}, this engine uses {evaluation:016x}): set the EvalFile it was saved with"
                 )));
             }
         }

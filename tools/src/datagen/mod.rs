@@ -20,6 +20,7 @@ pub mod openings;
 pub mod settings;
 pub mod viri;
 
+use engine::nnue::Network;
 use engine::search::Searcher;
 use engine::tb::Tablebases;
 use engine::tt::TranspositionTable;
@@ -30,6 +31,7 @@ use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 #[derive(Clone, Debug)]
@@ -52,6 +54,8 @@ pub struct DatagenConfig {
     pub decided_score: i32,
     /// Syzygy directories for adjudication (empty: none).
     pub syzygy: String,
+    /// The network the games' searches evaluate with.
+    pub network: Arc<Network>,
     /// What evaluates in the games' searches, as a resumed run must find it again (e.g. the
     /// network's hash).
     pub evaluation: String,
@@ -71,6 +75,7 @@ impl Default for DatagenConfig {
             output: PathBuf::new(),
             decided_score: 2_000,
             syzygy: String::new(),
+            network: engine::nnue::default_network(),
             evaluation: String::new(),
         }
     }
@@ -197,6 +202,7 @@ pub fn run(
             scope.spawn(|| {
                 let tt = TranspositionTable::new(16);
                 let mut searcher = Searcher::new();
+                searcher.set_network(Arc::clone(&config.network));
                 loop {
                     let index = next.fetch_add(1, Ordering::Relaxed);
                     if index >= config.games || failure.lock().is_some() {

@@ -18,6 +18,7 @@ fn config(dir: &Path, games: u64) -> DatagenConfig {
         output: dir.join("data.vf"),
         decided_score: 1_500,
         syzygy: String::new(),
+        network: engine::nnue::default_network(),
         evaluation: "test".to_string(),
     }
 }

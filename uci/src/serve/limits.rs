@@ -10,9 +10,8 @@ use std::sync::Arc;
 /// Options that read or write files on the server.
 pub const FILE_OPTIONS: [&str; 6] =
     ["Hash File", "Save Hash", "Load Hash", "EvalFile", "SyzygyPath", "Debug Log File"];
-/// Options whose effect is process-wide: the evaluation every connection's searches use, and
-/// the debug log, which records every connection's lines.
-pub const SHARED_OPTIONS: [&str; 2] = ["EvalFile", "Debug Log File"];
+/// Options whose effect is process-wide: the debug log, which records every connection's lines.
+pub const SHARED_OPTIONS: [&str; 1] = ["Debug Log File"];
 
 /// The operator's limits.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -118,10 +117,7 @@ impl Gate for RemoteGate {
             );
         }
         if SHARED_OPTIONS.contains(&name) && !rules.single_connection {
-            return Err(
-                "refused: it changes the evaluation of every connection (allowed with --max-connections 1)"
-                    .into(),
-            );
+            return Err("refused: it reaches every connection (allowed with --max-connections 1)".into());
         }
         if is_search_constant(name) && !rules.single_connection {
             return Err(
@@ -260,14 +256,15 @@ mod tests {
             let refused = gate.check_option(name, &OptionValue::String("/etc/passwd".into()));
             assert!(refused.unwrap_err().contains("server's files"), "{name}");
         }
-        assert!(gate.check_option("Debug Log File", &OptionValue::String(String::new())).is_err());
-        // Files allowed, the network is still every connection's.
+        // Files allowed, the debug log still reaches every connection; a network is a
+        // connection's own.
         let files = Budget::new(Rules { allow_files: true, ..rules() });
         let mut files_gate = files.admit().unwrap();
         for name in SHARED_OPTIONS {
             let refused = files_gate.check_option(name, &OptionValue::String(String::new()));
             assert!(refused.unwrap_err().contains("every connection"), "{name}");
         }
+        assert!(files_gate.check_option("EvalFile", &OptionValue::String("/n.lznn".into())).is_ok());
         // A tuning build's search constants are process-wide too.
         let tunable = engine::search::params::TUNABLES[0];
         let refused = gate.check_option(tunable.name, &OptionValue::Spin(i64::from(tunable.default)));

@@ -122,12 +122,11 @@ impl Server {
         take_slot(&self.slots.served, self.slots.max_served)
     }
 
-    /// After a session ends: with a single connection allowed, a client may have changed the
-    /// process-wide network (`EvalFile`) or a tuning build's search constants; the
-    /// next one starts with the defaults.
+    /// After a session ends: with a single connection allowed, a client may have changed a
+    /// tuning build's search constants, which are process-wide; the next one starts with the
+    /// defaults. (Each session's network is its own engine's.)
     fn session_ended(&self) {
         if self.single_connection {
-            engine::nnue::set_active(engine::nnue::default_network());
             for tunable in engine::search::params::TUNABLES {
                 engine::search::params::set_tunable(tunable.name, tunable.default);
             }

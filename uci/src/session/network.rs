@@ -5,7 +5,7 @@
 //! loaded, naming the whole path (option values hold no control characters); a bad file changes
 //! nothing. The switch itself waits for a running search to end (its threads keep the network
 //! they started with) and clears the hash table, whose stored evaluations came from the other
-//! network.
+//! network. The network is this session's engine's: other sessions of a server keep theirs.
 
 use super::Session;
 use engine::board::Position;
@@ -62,10 +62,7 @@ impl Session {
     /// Make a loaded `EvalFile` choice the active one (between searches only).
     pub(super) fn apply_pending_network(&mut self) {
         if let Some(network) = self.pending.network.take() {
-            if !Arc::ptr_eq(&network, &nnue::active()) {
-                nnue::set_active(network);
-                self.engine.clear_hash();
-            }
+            self.engine.set_network(network);
         }
     }
 
@@ -79,7 +76,7 @@ impl Session {
     /// `eval`: what the network searches use makes of the current position, bucket by bucket,
     /// and the evaluation the search takes from it.
     pub(super) fn eval(&mut self) {
-        let text = describe_evaluation(&nnue::active(), self.board.position());
+        let text = describe_evaluation(self.engine.network(), self.board.position());
         self.line(&text);
     }
 }

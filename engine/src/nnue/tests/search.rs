@@ -4,7 +4,7 @@
 
 use crate::board::{Board, Position};
 use crate::movegen::legal_moves;
-use crate::nnue::{EvalSource, Network};
+use crate::nnue::Network;
 use crate::search::{Limits, Searcher};
 use crate::tt::TranspositionTable;
 use std::sync::Arc;
@@ -19,9 +19,12 @@ const FENS: &[&str] = &[
     "1rk2r2/pppppppp/8/8/8/8/PPPPPPPP/1RK2R2 w FBfb - 0 1",
 ];
 
-fn search(source: EvalSource, fen: &str, depth: i32) -> (u64, crate::board::Move) {
+/// Searches `fen` with `network` (`None`: the searcher's default).
+fn search(network: Option<Arc<Network>>, fen: &str, depth: i32) -> (u64, crate::board::Move) {
     let mut searcher = Searcher::new();
-    searcher.set_eval_source(source);
+    if let Some(network) = network {
+        searcher.set_network(network);
+    }
     let tt = TranspositionTable::new(8);
     let board = Board::new(Position::from_fen(fen).expect("valid FEN"));
     // A random network can make a tactical position's tree explode: a node limit keeps the test
@@ -36,8 +39,8 @@ fn search(source: EvalSource, fen: &str, depth: i32) -> (u64, crate::board::Move
 fn searches_with_a_network_follow_the_board_and_repeat() {
     let network = Arc::new(Network::random(41));
     for fen in FENS {
-        let first = search(EvalSource::Network(Arc::clone(&network)), fen, 6);
-        let again = search(EvalSource::Network(Arc::clone(&network)), fen, 6);
+        let first = search(Some(Arc::clone(&network)), fen, 6);
+        let again = search(Some(Arc::clone(&network)), fen, 6);
         assert_eq!(first, again, "{fen}");
     }
 }
@@ -47,11 +50,9 @@ fn each_searcher_uses_its_own_network_and_the_default_is_the_embedded_one() {
     let network = Arc::new(Network::random(42));
     let mut differ = 0;
     for fen in FENS {
-        // Nothing in the engine's tests changes the active network: searchers follow the
-        // embedded one.
-        let embedded = search(EvalSource::Network(crate::nnue::default_network()), fen, 5);
-        assert_eq!(search(EvalSource::Active, fen, 5), embedded, "{fen}");
-        differ += usize::from(search(EvalSource::Network(Arc::clone(&network)), fen, 5).0 != embedded.0);
+        let embedded = search(Some(crate::nnue::default_network()), fen, 5);
+        assert_eq!(search(None, fen, 5), embedded, "{fen}");
+        differ += usize::from(search(Some(Arc::clone(&network)), fen, 5).0 != embedded.0);
     }
     assert!(differ >= FENS.len() - 1, "another network changed only {differ} searches");
 }

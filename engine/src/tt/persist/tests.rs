@@ -5,6 +5,9 @@ use crate::search::history::Histories;
 use crate::search::{Bound, RootRecord};
 use std::io::Cursor;
 
+/// The evaluation the tests' files say their scores come from.
+const EVALUATION: u64 = 0x0123_4567_89ab_cdef;
+
 fn temp(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("lazuli-hashfile-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
@@ -66,7 +69,7 @@ fn raw(tt: &TranspositionTable) -> Vec<u8> {
 
 fn saved_bytes(tt: &TranspositionTable) -> Vec<u8> {
     let mut file = Cursor::new(Vec::new());
-    tt.save_to(&mut file, &memory().to_bytes()).expect("in memory");
+    tt.save_to(&mut file, &memory().to_bytes(), EVALUATION).expect("in memory");
     file.into_inner()
 }
 
@@ -80,9 +83,9 @@ fn a_save_never_writes_through_a_link_at_its_temporary_name() {
     let temporary = path.with_file_name(format!(".linked.lzh.{}.partial", std::process::id()));
     let _ = std::fs::remove_file(&temporary);
     std::os::unix::fs::symlink(&victim, &temporary).unwrap();
-    tt.save(&path, &[]).expect("saved");
+    tt.save(&path, &[], EVALUATION).expect("saved");
     assert_eq!(std::fs::read(&victim).unwrap(), b"precious", "the link's target is untouched");
-    assert!(TranspositionTable::check_file(&path).is_ok());
+    assert!(TranspositionTable::check_file(&path, EVALUATION).is_ok());
     for file in [path, victim, temporary] {
         let _ = std::fs::remove_file(file);
     }
@@ -92,9 +95,9 @@ fn a_save_never_writes_through_a_link_at_its_temporary_name() {
 fn save_and_load_round_trip_bit_for_bit() {
     let (tt, keys) = filled_table();
     let path = temp("round-trip.lzh");
-    let bytes = tt.save(&path, &[]).expect("saved");
+    let bytes = tt.save(&path, &[], EVALUATION).expect("saved");
     assert_eq!(bytes, std::fs::metadata(&path).unwrap().len());
-    let header = TranspositionTable::check_file(&path).expect("a good file");
+    let header = TranspositionTable::check_file(&path, EVALUATION).expect("a good file");
     assert_eq!(header.size_mb(), 1);
     let loaded = TranspositionTable::try_with_buckets(header.buckets).expect("memory");
     loaded.load(&path, &header).expect("loaded");
@@ -161,12 +164,12 @@ fn every_bad_file_is_refused_with_its_reason_and_the_table_is_kept() {
     for (name, bytes, reason) in cases {
         let path = temp(&format!("{name}.lzh"));
         std::fs::write(&path, bytes).unwrap();
-        let error = TranspositionTable::check_file(&path).expect_err(name);
+        let error = TranspositionTable::check_file(&path, EVALUATION).expect_err(name);
         assert!(error.contains(reason), "{name}: {error}");
         assert!(error.contains(&path.display().to_string()), "{name}: the message names the file");
         let _ = std::fs::remove_file(path);
     }
-    let missing = TranspositionTable::check_file(&temp("no-such-file.lzh")).expect_err("missing");
+    let missing = TranspositionTable::check_file(&temp("no-such-file.lzh"), EVALUATION).expect_err("missing");
     assert!(missing.contains("No such file"), "{missing}");
     assert!(raw(&target) == before, "nothing touched the table");
 }
@@ -221,15 +224,15 @@ impl Seek for FullDisk {
 fn a_failed_save_reports_and_leaves_the_old_file() {
     let (tt, _) = filled_table();
     let mut disk = FullDisk { written: Cursor::new(Vec::new()), room: 100_000 };
-    let error = tt.save_to(&mut disk, &[]).expect_err("the disk is full");
+    let error = tt.save_to(&mut disk, &[], EVALUATION).expect_err("the disk is full");
     assert_eq!(error.kind(), std::io::ErrorKind::StorageFull);
 
     let nowhere = temp("no-such-dir").join("table.lzh");
-    let error = tt.save(&nowhere, &[]).expect_err("no such directory");
+    let error = tt.save(&nowhere, &[], EVALUATION).expect_err("no such directory");
     assert!(error.contains("cannot save the hash"), "{error}");
     let is_dir = temp("a-directory.lzh");
     std::fs::create_dir_all(&is_dir).unwrap();
-    assert!(tt.save(&is_dir, &[]).is_err(), "a directory is not replaced");
+    assert!(tt.save(&is_dir, &[], EVALUATION).is_err(), "a directory is not replaced");
     let _ = std::fs::remove_dir(&is_dir);
 
     // An existing file is replaced only by a complete save.
@@ -237,9 +240,9 @@ fn a_failed_save_reports_and_leaves_the_old_file() {
     std::fs::create_dir_all(&own_dir).unwrap();
     let path = own_dir.join("kept.lzh");
     let other = TranspositionTable::new(1);
-    other.save(&path, &[]).expect("saved");
-    tt.save(&path, &[]).expect("saved over it");
-    assert!(TranspositionTable::check_file(&path).is_ok());
+    other.save(&path, &[], EVALUATION).expect("saved");
+    tt.save(&path, &[], EVALUATION).expect("saved over it");
+    assert!(TranspositionTable::check_file(&path, EVALUATION).is_ok());
     let leftovers: Vec<_> = std::fs::read_dir(path.parent().unwrap())
         .unwrap()
         .filter_map(Result::ok)
@@ -256,7 +259,7 @@ fn a_failed_save_reports_and_leaves_the_old_file() {
     .expect_err("the write failed");
     assert!(error.contains("cannot save the hash") && error.contains("disk full"), "{error}");
     assert!(std::fs::read(&path).unwrap() == before, "the old file keeps its bytes");
-    assert!(TranspositionTable::check_file(&path).is_ok());
+    assert!(TranspositionTable::check_file(&path, EVALUATION).is_ok());
     let leftovers = std::fs::read_dir(&own_dir).unwrap().filter_map(Result::ok).count();
     assert_eq!(leftovers, 1, "only the old file: the partial one is removed");
     let _ = std::fs::remove_dir_all(own_dir);
@@ -266,8 +269,8 @@ fn a_failed_save_reports_and_leaves_the_old_file() {
 fn a_file_of_another_size_is_loaded_only_into_a_table_of_its_size() {
     let (tt, _) = filled_table();
     let path = temp("sizes.lzh");
-    tt.save(&path, &[]).unwrap();
-    let header = TranspositionTable::check_file(&path).unwrap();
+    tt.save(&path, &[], EVALUATION).unwrap();
+    let header = TranspositionTable::check_file(&path, EVALUATION).unwrap();
     let bigger = TranspositionTable::new(2);
     let error = bigger.load(&path, &header).expect_err("sizes differ");
     assert!(error.contains("buckets"), "{error}");
@@ -279,8 +282,8 @@ fn the_search_memory_comes_back_with_the_table_and_older_files_load_what_they_ho
     let (tt, keys) = filled_table();
     let memory = memory();
     let path = temp("histories.lzh");
-    tt.save(&path, &memory.to_bytes()).expect("saved");
-    let header = TranspositionTable::check_file(&path).expect("a good file");
+    tt.save(&path, &memory.to_bytes(), EVALUATION).expect("saved");
+    let header = TranspositionTable::check_file(&path, EVALUATION).expect("a good file");
     assert_eq!((header.version, header.history_bytes), (3, memory.to_bytes().len() as u64));
     let loaded = TranspositionTable::try_with_buckets(header.buckets).unwrap();
     let back = loaded.load(&path, &header).expect("loaded").expect("the memory");
@@ -296,7 +299,7 @@ fn the_search_memory_comes_back_with_the_table_and_older_files_load_what_they_ho
         [&good[..buckets_end], &(SharedHistories::BYTES as u64).to_le_bytes(), &memory.shared[..]].concat();
     v2[4] = 2;
     std::fs::write(&path, with_checksum(v2)).unwrap();
-    let header = TranspositionTable::check_file(&path).expect("a version 2 file");
+    let header = TranspositionTable::check_file(&path, EVALUATION).expect("a version 2 file");
     assert_eq!((header.version, header.history_bytes), (2, SharedHistories::BYTES as u64));
     let old = TranspositionTable::try_with_buckets(header.buckets).unwrap();
     let back = old.load(&path, &header).expect("loaded").expect("the shared histories");
@@ -306,7 +309,7 @@ fn the_search_memory_comes_back_with_the_table_and_older_files_load_what_they_ho
     let mut v1 = [&good[..HEADER_BYTES_V1 as usize], &good[HEADER_BYTES as usize..buckets_end]].concat();
     v1[4] = 1;
     std::fs::write(&path, with_checksum(v1)).unwrap();
-    let header = TranspositionTable::check_file(&path).expect("a version 1 file");
+    let header = TranspositionTable::check_file(&path, EVALUATION).expect("a version 1 file");
     assert_eq!((header.version, header.history_bytes), (1, 0));
     let old = TranspositionTable::try_with_buckets(header.buckets).unwrap();
     assert_eq!(old.load(&path, &header).expect("loaded"), None);
@@ -322,7 +325,7 @@ fn the_search_memory_comes_back_with_the_table_and_older_files_load_what_they_ho
         let mut bad = good.clone();
         bad[at..at + 2].copy_from_slice(&20_000i16.to_le_bytes());
         std::fs::write(&path, with_checksum(bad)).unwrap();
-        let error = TranspositionTable::check_file(&path).expect_err("a value out of range");
+        let error = TranspositionTable::check_file(&path, EVALUATION).expect_err("a value out of range");
         assert!(error.contains(what), "{error}");
     }
     let _ = std::fs::remove_file(path);
@@ -336,22 +339,22 @@ fn a_file_of_another_build_or_evaluation_is_refused() {
     let (tt, _) = filled_table();
     let good = saved_bytes(&tt);
     assert_eq!(u64::from_le_bytes(good[40..48].try_into().unwrap()), entry_fingerprint());
-    assert_eq!(u64::from_le_bytes(good[48..56].try_into().unwrap()), evaluation_fingerprint());
+    assert_eq!(u64::from_le_bytes(good[48..56].try_into().unwrap()), EVALUATION);
     let path = temp("fingerprints.lzh");
     std::fs::write(&path, &good).unwrap();
-    TranspositionTable::check_file(&path).expect("this build's file");
+    TranspositionTable::check_file(&path, EVALUATION).expect("this build's file");
     for (at, reason) in [(40, "keys, scores or moves"), (48, "another evaluation")] {
         let mut bytes = good.clone();
         bytes[at + 2] ^= 0x01;
         std::fs::write(&path, &bytes).unwrap();
-        let error = TranspositionTable::check_file(&path).expect_err(reason);
+        let error = TranspositionTable::check_file(&path, EVALUATION).expect_err(reason);
         assert!(error.contains(reason), "{error}");
     }
     // A file an older version saved under its hand-crafted evaluation is named as such.
     let mut bytes = good.clone();
     bytes[48..56].copy_from_slice(&RETIRED_HAND_CRAFTED.to_le_bytes());
     std::fs::write(&path, &bytes).unwrap();
-    let error = TranspositionTable::check_file(&path).expect_err("the retired evaluation");
+    let error = TranspositionTable::check_file(&path, EVALUATION).expect_err("the retired evaluation");
     assert!(error.contains("hand-crafted evaluation of an older version"), "{error}");
     let _ = std::fs::remove_file(path);
 }
