@@ -58,6 +58,8 @@ scripts/check-bench.sh "$binary"
 scripts/check-rust-version.py
 # No two files of a crate import each other.
 scripts/check-import-cycles.py
+# The size of the layer around the search (printed, not checked).
+scripts/code_lines.py
 
 python=${PYTHON:-python3}
 venv=.venv
