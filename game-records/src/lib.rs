@@ -10,6 +10,8 @@
 //! tools with Lazuli's move generator, the trainer with viriformat's), so that a damaged file is
 //! an error with its offset, never a panic.
 
+#![forbid(unsafe_code)]
+
 mod start;
 
 pub use start::{unpack_start, PackedStart};
