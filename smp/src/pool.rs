@@ -263,7 +263,7 @@ impl Pool {
             on_done(answer, &Ended(&self.signals.searching));
             return;
         }
-        self.signals.control.reset(search.ponder);
+        self.signals.reset(search.ponder);
         for counter in &self.shared.counters {
             counter.store(0, Ordering::Relaxed);
         }

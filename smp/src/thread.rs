@@ -134,6 +134,9 @@ pub(crate) struct Signals {
     pub(crate) control: SearchControl,
     /// Raised by `go`, lowered once the answer is given: whether a search runs.
     pub(crate) searching: AtomicBool,
+    /// `stop` (or a `ponderhit` that ends the search) came: `go infinite` and a ponder search
+    /// may answer. A limit the search reached stops its threads, never this.
+    answer_now: AtomicBool,
     /// Wakes the main thread waiting out `go infinite` or a ponder search.
     wake: (Mutex<()>, Condvar),
     /// The other processes' nodes in the current search, as last reported (`crate::peers`).
@@ -148,17 +151,27 @@ impl Signals {
         self.wake.1.notify_all();
     }
 
-    /// Raises the stop flag for every thread, and wakes the main thread if it waits for it.
+    /// Raises the stop flag for every thread and lets the search answer (`stop`), and wakes
+    /// the main thread if it waits for it.
     pub(crate) fn stop_and_wake(&self) {
+        self.answer_now.store(true, Ordering::SeqCst);
         self.control.stop.store(true, Ordering::SeqCst);
         self.wake();
     }
 
+    /// Ready for a new search (`ponder`: one that waits for `ponderhit`).
+    pub(crate) fn reset(&self, ponder: bool) {
+        self.answer_now.store(false, Ordering::SeqCst);
+        self.control.reset(ponder);
+    }
+
     /// Waits until the search may answer: at once, unless it is `go infinite` or a ponder
-    /// search, which wait for `stop` (or `ponderhit`).
+    /// search, which wait for `stop` (or `ponderhit`) whatever limit ended their search.
     fn wait_for_answer_time(&self, infinite: bool) {
         let mut guard = self.wake.0.lock();
-        while !self.control.stopped() && (infinite || self.control.pondering.load(Ordering::SeqCst)) {
+        while !self.answer_now.load(Ordering::SeqCst)
+            && (infinite || self.control.pondering.load(Ordering::SeqCst))
+        {
             self.wake.1.wait_for(&mut guard, Duration::from_millis(50));
         }
     }

@@ -1,6 +1,7 @@
 //! Pondering through the binary: a ponder search counts its time from `go`, as a search that
 //! was not pondering would; no limit ends it before `ponderhit`, which it answers at once when
-//! it has already had its time; `Ponder` on plans a quarter more time per move.
+//! it has already had its time, and no node or depth limit answers before it or `stop`; `Ponder`
+//! on plans a quarter more time per move.
 
 use std::time::{Duration, Instant};
 
@@ -63,4 +64,28 @@ fn ponder_on_plans_a_quarter_more_time() {
     };
     let (off, on) = (soft_ms(false), soft_ms(true));
     assert!(on * 100 >= off * 124 && on * 100 <= off * 126, "soft {off} ms without Ponder, {on} ms with it");
+}
+
+/// A ponder search with a node or depth limit, and `go infinite` with one, search to it and
+/// then wait: the answer comes only after `ponderhit` or `stop`.
+#[test]
+fn a_limit_never_ends_a_ponder_or_infinite_search_before_ponderhit_or_stop() {
+    let mut engine = Engine::start();
+    for (go, end) in [
+        ("go ponder nodes 1000", "ponderhit"),
+        ("go ponder depth 3", "ponderhit"),
+        ("go ponder nodes 1000", "stop"),
+        ("go infinite nodes 1000", "stop"),
+        ("go infinite depth 3", "stop"),
+    ] {
+        engine.send("position startpos moves e2e4");
+        engine.send(go);
+        std::thread::sleep(Duration::from_millis(300));
+        engine.send("isready");
+        let before = engine.read_until("readyok", Duration::from_secs(10));
+        assert!(!before.iter().any(|l| l.starts_with("bestmove")), "{go}: answered before {end}: {before:?}");
+        engine.send(end);
+        let lines = engine.read_until("bestmove", Duration::from_secs(10));
+        assert!(lines.last().is_some_and(|l| l.starts_with("bestmove ")), "{go}: {lines:?}");
+    }
 }
