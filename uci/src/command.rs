@@ -221,7 +221,7 @@ fn parse_position(rest: &[&str]) -> Result<Command, ParseError> {
     Ok(Command::Position { fen, moves })
 }
 
-pub(crate) const GO_KEYWORDS: &[&str] = &[
+const GO_KEYWORDS: &[&str] = &[
     "wtime",
     "btime",
     "winc",

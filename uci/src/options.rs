@@ -1,4 +1,6 @@
-//! The UCI options: name, type, default and range, and the typed value a `setoption` produces.
+//! The UCI options, each declared once: name, type, default and range, what setting it reaches
+//! beyond the session's own searches (`Reach`: the server's gate and the cluster read it), and
+//! the typed value a `setoption` produces.
 
 use crate::command::shorten;
 use crate::session::strength::{MAX_ELO, MIN_ELO};
@@ -34,7 +36,44 @@ pub struct OptionSpec {
     pub id: OptionId,
     pub name: &'static str,
     pub kind: OptionKind,
+    pub reach: Reach,
 }
+
+/// What setting an option reaches beyond the session's own searches.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Reach {
+    /// It reads or writes the machine's files: a server's client needs the operator's leave
+    /// (`--allow-files`).
+    pub files: bool,
+    /// It acts on the whole process, every session of a server alike: a client may set it only
+    /// on a server that serves one connection.
+    pub process: bool,
+    /// It writes files: in a cluster, the leader alone acts on it (the other ranks never see it).
+    pub leader_only: bool,
+}
+
+impl OptionSpec {
+    /// Reads or writes files (`Reach::files`).
+    const fn files(mut self) -> OptionSpec {
+        self.reach.files = true;
+        self
+    }
+
+    /// Acts on the whole process (`Reach::process`).
+    const fn process_wide(mut self) -> OptionSpec {
+        self.reach.process = true;
+        self
+    }
+
+    /// Only a cluster's leader acts on it (`Reach::leader_only`).
+    const fn leader_only(mut self) -> OptionSpec {
+        self.reach.leader_only = true;
+        self
+    }
+}
+
+/// Nothing beyond the session's own searches.
+const LOCAL: Reach = Reach { files: false, process: false, leader_only: false };
 
 /// What an option is to the session, which gives each its effect in one arm of an exhaustive
 /// `match`: an option declared in `OPTIONS` without an effect does not compile.
@@ -73,20 +112,20 @@ pub enum OptionId {
 }
 
 const fn spin(id: OptionId, name: &'static str, default: i64, min: i64, max: i64) -> OptionSpec {
-    OptionSpec { id, name, kind: OptionKind::Spin { default, min, max } }
+    OptionSpec { id, name, kind: OptionKind::Spin { default, min, max }, reach: LOCAL }
 }
 
 const fn check(id: OptionId, name: &'static str, default: bool) -> OptionSpec {
-    OptionSpec { id, name, kind: OptionKind::Check { default } }
+    OptionSpec { id, name, kind: OptionKind::Check { default }, reach: LOCAL }
 }
 
 const fn button(id: OptionId, name: &'static str) -> OptionSpec {
-    OptionSpec { id, name, kind: OptionKind::Button }
+    OptionSpec { id, name, kind: OptionKind::Button, reach: LOCAL }
 }
 
 /// A string option, empty by default.
 const fn text(id: OptionId, name: &'static str) -> OptionSpec {
-    OptionSpec { id, name, kind: OptionKind::String { default: "" } }
+    OptionSpec { id, name, kind: OptionKind::String { default: "" }, reach: LOCAL }
 }
 
 const fn combo(
@@ -95,7 +134,7 @@ const fn combo(
     default: &'static str,
     vars: &'static [&'static str],
 ) -> OptionSpec {
-    OptionSpec { id, name, kind: OptionKind::Combo { default, vars } }
+    OptionSpec { id, name, kind: OptionKind::Combo { default, vars }, reach: LOCAL }
 }
 
 /// The options of every build, in the order of the `uci` answer (a `spsa` build adds its
@@ -105,20 +144,25 @@ pub const OPTIONS: &[OptionSpec] = &[
     spin(OptionId::Threads, "Threads", 1, 1, MAX_THREADS),
     // Where the threads run on a machine with several NUMA nodes: auto, system, hardware, none,
     // or CPU lists separated by colons, one per node (`0-15:16-31`).
-    OptionSpec { id: OptionId::NumaPolicy, name: "NumaPolicy", kind: OptionKind::String { default: "auto" } },
+    OptionSpec {
+        id: OptionId::NumaPolicy,
+        name: "NumaPolicy",
+        kind: OptionKind::String { default: "auto" },
+        reach: LOCAL,
+    },
     spin(OptionId::MultiPv, "MultiPV", 1, 1, 256),
     spin(OptionId::MoveOverhead, "Move Overhead", 10, 0, 5000),
     spin(OptionId::Contempt, "Contempt", 0, -100, 100),
     check(OptionId::Ponder, "Ponder", false),
     check(OptionId::Chess960, "UCI_Chess960", false),
     button(OptionId::ClearHash, "Clear Hash"),
-    text(OptionId::HashFile, "Hash File"),
-    button(OptionId::SaveHash, "Save Hash"),
-    button(OptionId::LoadHash, "Load Hash"),
+    text(OptionId::HashFile, "Hash File").files(),
+    button(OptionId::SaveHash, "Save Hash").files().leader_only(),
+    button(OptionId::LoadHash, "Load Hash").files(),
     check(OptionId::NeverClearHash, "Never Clear Hash", false),
     // For GUIs without buttons: `Hash File` is loaded when set (if it exists) and saved at
     // `ucinewgame` and `quit`.
-    check(OptionId::KeepHashFile, "Keep Hash File", false),
+    check(OptionId::KeepHashFile, "Keep Hash File", false).leader_only(),
     check(OptionId::ShowWdl, "UCI_ShowWDL", false),
     // On: every search without a clock, `movetime` or `ponder` is an analysis, which resumes
     // from the table.
@@ -129,10 +173,11 @@ pub const OPTIONS: &[OptionSpec] = &[
     spin(OptionId::StrengthSeed, "Strength Seed", 0, 0, 2_147_483_647),
     // What the GUI says about the opponent; accepted and not used.
     text(OptionId::Opponent, "UCI_Opponent"),
-    text(OptionId::DebugLogFile, "Debug Log File"),
-    text(OptionId::SyzygyPath, "SyzygyPath"),
+    // Every session's lines go to the one log.
+    text(OptionId::DebugLogFile, "Debug Log File").files().process_wide().leader_only(),
+    text(OptionId::SyzygyPath, "SyzygyPath").files(),
     // A network file; empty: the embedded network.
-    text(OptionId::EvalFile, "EvalFile"),
+    text(OptionId::EvalFile, "EvalFile").files(),
     spin(OptionId::SyzygyProbeDepth, "SyzygyProbeDepth", 1, 1, 100),
     spin(OptionId::SyzygyProbeLimit, "SyzygyProbeLimit", 7, 0, 7),
     check(OptionId::Syzygy50MoveRule, "Syzygy50MoveRule", true),
@@ -149,13 +194,20 @@ pub const ALIASES: &[(&str, &str)] =
 /// Every option: `OPTIONS`, then in a build with the `spsa` feature one spin option per tunable
 /// search constant (named as in `engine/src/search/params.rs`).
 pub fn all_options() -> impl Iterator<Item = OptionSpec> {
-    let fixed = OPTIONS.iter().map(|o| OptionSpec { id: o.id, name: o.name, kind: o.kind });
+    let fixed = OPTIONS.iter().map(|o| OptionSpec { id: o.id, name: o.name, kind: o.kind, reach: o.reach });
     let tunables: &[Tunable] = if cfg!(feature = "spsa") { TUNABLES } else { &[] };
-    fixed.chain(tunables.iter().map(|t| OptionSpec {
+    fixed.chain(tunables.iter().map(tunable_option))
+}
+
+/// The option of a tuning build's search constant.
+pub fn tunable_option(t: &Tunable) -> OptionSpec {
+    OptionSpec {
         id: OptionId::Tunable,
         name: t.name,
         kind: OptionKind::Spin { default: t.default as i64, min: t.min as i64, max: t.max as i64 },
-    }))
+        // The search constants are process-wide statics.
+        reach: Reach { process: true, ..LOCAL },
+    }
 }
 
 /// How an empty string value is written in the `uci` answer, and accepted in `setoption`.
@@ -223,15 +275,19 @@ pub struct Setting {
     /// The option's own name, whatever case or alias the GUI used.
     pub name: &'static str,
     pub value: OptionValue,
+    pub reach: Reach,
 }
 
-/// Find the option (names are case-insensitive, as the UCI specification says) and check the
-/// value against its type and range.
-pub fn validate(name: &str, value: Option<&str>) -> Result<Setting, String> {
+/// The option named `name` (case-insensitive, as the UCI specification says), or by one of its
+/// `ALIASES`.
+pub fn find(name: &str) -> Option<OptionSpec> {
     let name = ALIASES.iter().find(|(alias, _)| alias.eq_ignore_ascii_case(name)).map_or(name, |(_, to)| to);
-    let spec = all_options()
-        .find(|o| o.name.eq_ignore_ascii_case(name))
-        .ok_or_else(|| format!("unknown option '{}'", shorten(name)))?;
+    all_options().find(|o| o.name.eq_ignore_ascii_case(name))
+}
+
+/// Find the option (`find`) and check the value against its type and range.
+pub fn validate(name: &str, value: Option<&str>) -> Result<Setting, String> {
+    let spec = find(name).ok_or_else(|| format!("unknown option '{}'", shorten(name)))?;
     let value = match (spec.kind, value) {
         (OptionKind::Button, _) => OptionValue::Button,
         (OptionKind::Spin { min, max, .. }, Some(v)) => {
@@ -273,7 +329,7 @@ pub fn validate(name: &str, value: Option<&str>) -> Result<Setting, String> {
         }
         (_, None) => return Err(format!("option '{}' needs a value", spec.name)),
     };
-    Ok(Setting { id: spec.id, name: spec.name, value })
+    Ok(Setting { id: spec.id, name: spec.name, value, reach: spec.reach })
 }
 
 #[cfg(test)]
@@ -282,7 +338,7 @@ mod tests {
 
     fn setting(name: &str, value: OptionValue) -> Setting {
         let spec = all_options().find(|o| o.name == name).expect("an option");
-        Setting { id: spec.id, name: spec.name, value }
+        Setting { id: spec.id, name: spec.name, value, reach: spec.reach }
     }
 
     #[test]

@@ -53,8 +53,8 @@ pub struct Session {
     /// Centipawns a draw is worth less than equality to the engine (`Contempt`).
     contempt: i32,
     debug: bool,
-    /// Option changes made during a search, applied when it has ended.
-    pending: Pending,
+    /// Option changes made during a search, applied in their order when it has ended.
+    pending: Vec<Change>,
     /// The network `EvalFile` chose (the embedded one by default).
     network_choice: NetworkChoice,
     /// `Hash File`: where `Save Hash` writes the table and `Load Hash` reads it.
@@ -84,20 +84,36 @@ pub struct Session {
     gate: Option<Box<dyn Gate>>,
 }
 
-/// Option changes that wait for the current search to end (`apply_pending_if_idle` applies
-/// them in the order of the fields).
-#[derive(Default)]
-struct Pending {
-    policy: Option<HelperPolicy>,
-    numa: Option<smp::numa::NumaPolicy>,
+/// An option change that waits for the current search to end. Changes take effect in the order
+/// they were sent (`apply_pending_if_idle`).
+enum Change {
+    Policy(HelperPolicy),
+    Numa(smp::numa::NumaPolicy),
     /// Tablebase settings changed.
-    syzygy: bool,
-    threads: Option<usize>,
-    hash: Option<usize>,
+    Syzygy,
+    Threads(usize),
+    Hash(usize),
     /// The network `EvalFile` chose.
-    network: Option<Arc<Network>>,
-    /// `Clear Hash`, `Save Hash` and `Load Hash`, in the order pressed.
-    hash_io: Vec<HashIo>,
+    Network(Arc<Network>),
+    /// `Clear Hash`, `Save Hash` or `Load Hash`.
+    Table(HashIo),
+}
+
+impl Change {
+    /// Whether `self` makes `earlier`, queued just before it, pointless: a new value of the
+    /// same setting (table operations all count).
+    fn replaces(&self, earlier: &Change) -> bool {
+        use Change::*;
+        matches!(
+            (self, earlier),
+            (Policy(_), Policy(_))
+                | (Numa(_), Numa(_))
+                | (Syzygy, Syzygy)
+                | (Threads(_), Threads(_))
+                | (Hash(_), Hash(_))
+                | (Network(_), Network(_))
+        )
+    }
 }
 
 /// A table operation: a clear, or a file with the path it was asked for.
@@ -133,7 +149,7 @@ impl Session {
             move_overhead: Duration::from_millis(10),
             contempt: 0,
             debug: false,
-            pending: Pending::default(),
+            pending: Vec::new(),
             network_choice: NetworkChoice::embedded(),
             hash_file: String::new(),
             never_clear_hash: false,
@@ -318,7 +334,7 @@ impl Session {
             Command::Quit => {
                 self.stop_and_wait();
                 // A `Save Hash` pressed during the search is carried out, not dropped.
-                self.apply_hash_io(true);
+                self.apply_pending_at_quit();
                 self.save_kept_hash_file();
                 return Flow::Quit;
             }

@@ -215,3 +215,37 @@ fn eval_shows_every_bucket_the_chosen_one_and_the_searchs_evaluation() {
     );
     std::fs::remove_dir_all(&dir).expect("clean up");
 }
+
+/// Options sent during a search take effect when it ends, in the order they were sent: a
+/// `Save Hash` pressed before an `EvalFile` change saves the table of the network it came from.
+#[test]
+fn options_sent_during_a_search_take_effect_in_their_order() {
+    let dir = temp_dir("order");
+    let network = write(&dir, "random.nnue", &network_file(256, 12));
+    let table = dir.join("table.lzh").display().to_string();
+    let mut engine = Engine::start();
+    engine.send(&format!("setoption name Hash File value {table}"));
+    engine.send("position startpos");
+    engine.send("go infinite");
+    engine.read_until("info depth", Duration::from_secs(10));
+    engine.send("setoption name Save Hash");
+    engine.send(&format!("setoption name EvalFile value {network}"));
+    engine.send("isready");
+    let during = engine.read_until("readyok", Duration::from_secs(10));
+    assert!(
+        during.iter().any(|l| l.contains("from the next search on")),
+        "set during the search: {during:?}"
+    );
+    engine.send("stop");
+    engine.read_until("bestmove", Duration::from_secs(10));
+    engine.send("isready");
+    let lines = engine.read_until("readyok", Duration::from_secs(10));
+    assert!(lines.iter().any(|l| l.contains("saved the hash")), "{lines:?}");
+    // The table was saved under the embedded network, before the switch cleared it.
+    engine.set_eval_file("<empty>");
+    engine.send("setoption name Load Hash");
+    engine.send("isready");
+    let loaded = engine.read_until("readyok", Duration::from_secs(10));
+    assert!(loaded[0].contains("loaded the hash"), "{lines:?} then {loaded:?}");
+    std::fs::remove_dir_all(&dir).expect("clean up");
+}

@@ -7,6 +7,7 @@
 mod exchange;
 mod link;
 
+use crate::command::Command;
 use crate::input::Input;
 use crate::output::Output;
 use crate::protocol::{read_lines, run_lines, MAX_LINE};
@@ -96,38 +97,18 @@ fn follow(link: Link) -> Option<Arc<Exchange>> {
 /// until the leader stops it (only `searchmoves` is kept); what writes files is the leader's
 /// alone (its table is the one saved). `None`: the line is not for followers.
 fn follower_line(line: &str) -> Option<String> {
-    let mut words = line.split_whitespace();
-    match words.next() {
-        Some("go") => {
-            let mut search_moves = Vec::new();
-            let mut in_moves = false;
-            for word in words {
-                if word == "searchmoves" {
-                    in_moves = true;
-                } else if crate::command::GO_KEYWORDS.contains(&word) {
-                    in_moves = false;
-                } else if in_moves {
-                    search_moves.push(word);
-                }
-            }
-            Some(match search_moves.is_empty() {
-                true => "go infinite".to_string(),
-                false => format!("go infinite searchmoves {}", search_moves.join(" ")),
-            })
+    match crate::command::parse(line) {
+        Ok(Command::Go(params)) => Some(match params.searchmoves.is_empty() {
+            true => "go infinite".to_string(),
+            false => format!("go infinite searchmoves {}", params.searchmoves.join(" ")),
+        }),
+        Ok(Command::SetOption { name, .. })
+            if crate::options::find(&name).is_some_and(|spec| spec.reach.leader_only) =>
+        {
+            None
         }
-        Some("setoption") if LEADER_ONLY.iter().any(|option| names_option(line, option)) => None,
         _ => Some(line.to_string()),
     }
-}
-
-/// Options that write files.
-const LEADER_ONLY: [&str; 4] = ["save hash", "save hash to file", "keep hash file", "debug log file"];
-
-/// Whether `line` (a `setoption`) names `option` (lowercase), however it is spaced or cased.
-fn names_option(line: &str, option: &str) -> bool {
-    let words: Vec<String> = line.split_whitespace().map(str::to_ascii_lowercase).collect();
-    let name_end = words.iter().position(|w| w == "value").unwrap_or(words.len());
-    words.get(1).is_some_and(|w| w == "name") && words[2.min(name_end)..name_end].join(" ") == option
 }
 
 /// This process's side of the cluster, for its engine: the same for the leader and a follower

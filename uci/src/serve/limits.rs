@@ -2,16 +2,10 @@
 //! connection and a total shared by all of them, and no option that reaches the server's
 //! files or every other connection unless the operator allows it.
 
-use crate::options::OptionValue;
+use crate::options::{OptionId, OptionValue, Setting};
 use crate::session::Gate;
 use parking_lot::Mutex;
 use std::sync::Arc;
-
-/// Options that read or write files on the server.
-pub const FILE_OPTIONS: [&str; 6] =
-    ["Hash File", "Save Hash", "Load Hash", "EvalFile", "SyzygyPath", "Debug Log File"];
-/// Options whose effect is process-wide: the debug log, which records every connection's lines.
-pub const SHARED_OPTIONS: [&str; 1] = ["Debug Log File"];
 
 /// The operator's limits.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -103,31 +97,21 @@ impl RemoteGate {
     }
 }
 
-/// Whether `name` is one of a tuning build's search constants, which are process-wide.
-fn is_search_constant(name: &str) -> bool {
-    engine::search::params::TUNABLES.iter().any(|t| t.name.eq_ignore_ascii_case(name))
-}
-
 impl Gate for RemoteGate {
-    fn check_option(&mut self, name: &str, value: &OptionValue) -> Result<(), String> {
+    fn check_option(&mut self, setting: &Setting) -> Result<(), String> {
         let rules = &self.budget.rules;
-        if FILE_OPTIONS.contains(&name) && !rules.allow_files {
+        if setting.reach.files && !rules.allow_files {
             return Err(
                 "refused: it reaches the server's files (the server allows it with --allow-files)".into()
             );
         }
-        if SHARED_OPTIONS.contains(&name) && !rules.single_connection {
-            return Err("refused: it reaches every connection (allowed with --max-connections 1)".into());
+        if setting.reach.process && !rules.single_connection {
+            let what = if setting.id == OptionId::Tunable { "changes the search of" } else { "reaches" };
+            return Err(format!("refused: it {what} every connection (allowed with --max-connections 1)"));
         }
-        if is_search_constant(name) && !rules.single_connection {
-            return Err(
-                "refused: it changes the search of every connection (allowed with --max-connections 1)"
-                    .into(),
-            );
-        }
-        match (name, value) {
-            ("Threads", OptionValue::Spin(n)) => self.take(0, *n as usize),
-            ("Hash", OptionValue::Spin(mb)) => self.take(1, *mb as usize),
+        match (setting.id, &setting.value) {
+            (OptionId::Threads, OptionValue::Spin(n)) => self.take(0, *n as usize),
+            (OptionId::Hash, OptionValue::Spin(mb)) => self.take(1, *mb as usize),
             _ => Ok(()),
         }
     }
@@ -177,6 +161,17 @@ impl Drop for RemoteGate {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::options::{all_options, tunable_option, OptionSpec};
+
+    /// A `setoption` of the option named `name` (a tuning build's search constant too).
+    fn setting(name: &str, value: OptionValue) -> Setting {
+        let spec = all_options()
+            .find(|o| o.name == name)
+            .or_else(|| engine::search::params::TUNABLES.iter().find(|t| t.name == name).map(tunable_option))
+            .unwrap_or_else(|| panic!("{name} is no option"));
+        let OptionSpec { id, name, reach, .. } = spec;
+        Setting { id, name, value, reach }
+    }
 
     fn rules() -> Rules {
         Rules {
@@ -197,31 +192,34 @@ mod tests {
         let mut a = budget.admit().unwrap();
         let mut b = budget.admit().unwrap();
         assert_eq!(budget.used(), (2, 32));
-        assert!(a.check_option("Threads", &OptionValue::Spin(5)).unwrap_err().contains("at most 4"));
-        a.check_option("Threads", &OptionValue::Spin(4)).unwrap();
+        assert!(a.check_option(&setting("Threads", OptionValue::Spin(5))).unwrap_err().contains("at most 4"));
+        a.check_option(&setting("Threads", OptionValue::Spin(4))).unwrap();
         a.applied(4, 16);
         assert_eq!(budget.used(), (5, 32));
         // b holds 1; 2 more would make 7 > 6.
-        assert!(b.check_option("Threads", &OptionValue::Spin(3)).unwrap_err().contains("2 threads free"));
-        b.check_option("Threads", &OptionValue::Spin(2)).unwrap();
+        assert!(b
+            .check_option(&setting("Threads", OptionValue::Spin(3)))
+            .unwrap_err()
+            .contains("2 threads free"));
+        b.check_option(&setting("Threads", OptionValue::Spin(2))).unwrap();
         b.applied(2, 16);
-        a.check_option("Hash", &OptionValue::Spin(256)).unwrap();
+        a.check_option(&setting("Hash", OptionValue::Spin(256))).unwrap();
         a.applied(4, 256);
         assert_eq!(budget.used(), (6, 272));
-        assert!(b.check_option("Hash", &OptionValue::Spin(100)).unwrap_err().contains("44 MB free"));
+        assert!(b.check_option(&setting("Hash", OptionValue::Spin(100))).unwrap_err().contains("44 MB free"));
         // Lowering gives back only once the pool has shrunk: a search may still run on them.
-        a.check_option("Threads", &OptionValue::Spin(1)).unwrap();
+        a.check_option(&setting("Threads", OptionValue::Spin(1))).unwrap();
         assert_eq!(budget.used(), (6, 272));
-        assert!(b.check_option("Threads", &OptionValue::Spin(3)).is_err());
+        assert!(b.check_option(&setting("Threads", OptionValue::Spin(3))).is_err());
         a.applied(1, 256);
         assert_eq!(budget.used(), (3, 272));
-        b.check_option("Threads", &OptionValue::Spin(3)).unwrap();
+        b.check_option(&setting("Threads", OptionValue::Spin(3))).unwrap();
         b.applied(3, 16);
         // A loaded table may fill what is left of the total, within the cap.
         assert_eq!(b.max_loaded_hash_mb(), 300 - 256);
         b.applied(3, 40);
         assert_eq!(budget.used(), (4, 296));
-        b.check_option("Threads", &OptionValue::Spin(1)).unwrap();
+        b.check_option(&setting("Threads", OptionValue::Spin(1))).unwrap();
         assert_eq!(budget.used(), (4, 296));
         b.applied(1, 40);
         assert_eq!(budget.used(), (2, 296));
@@ -242,39 +240,39 @@ mod tests {
     }
 
     #[test]
-    fn every_gated_name_is_an_option() {
-        for name in FILE_OPTIONS.iter().chain(&SHARED_OPTIONS) {
-            assert!(crate::options::OPTIONS.iter().any(|o| o.name == *name), "{name} is no option");
-        }
-    }
-
-    #[test]
-    fn file_and_shared_options_need_the_operators_leave() {
+    fn files_and_process_wide_options_need_the_operators_leave() {
+        let files: Vec<&str> = all_options().filter(|o| o.reach.files).map(|o| o.name).collect();
+        assert_eq!(
+            files,
+            ["Hash File", "Save Hash", "Load Hash", "Debug Log File", "SyzygyPath", "EvalFile"]
+        );
         let budget = Budget::new(rules());
         let mut gate = budget.admit().unwrap();
-        for name in FILE_OPTIONS {
-            let refused = gate.check_option(name, &OptionValue::String("/etc/passwd".into()));
+        for name in &files {
+            let refused = gate.check_option(&setting(name, OptionValue::String("/etc/passwd".into())));
             assert!(refused.unwrap_err().contains("server's files"), "{name}");
         }
         // Files allowed, the debug log still reaches every connection; a network is a
         // connection's own.
-        let files = Budget::new(Rules { allow_files: true, ..rules() });
-        let mut files_gate = files.admit().unwrap();
-        for name in SHARED_OPTIONS {
-            let refused = files_gate.check_option(name, &OptionValue::String(String::new()));
-            assert!(refused.unwrap_err().contains("every connection"), "{name}");
-        }
-        assert!(files_gate.check_option("EvalFile", &OptionValue::String("/n.lznn".into())).is_ok());
+        let open_files = Budget::new(Rules { allow_files: true, ..rules() });
+        let mut files_gate = open_files.admit().unwrap();
+        let refused = files_gate.check_option(&setting("Debug Log File", OptionValue::String(String::new())));
+        assert!(refused.unwrap_err().contains("reaches every connection"));
+        assert!(files_gate.check_option(&setting("EvalFile", OptionValue::String("/n.lznn".into()))).is_ok());
         // A tuning build's search constants are process-wide too.
         let tunable = engine::search::params::TUNABLES[0];
-        let refused = gate.check_option(tunable.name, &OptionValue::Spin(i64::from(tunable.default)));
-        assert!(refused.unwrap_err().contains("every connection"), "{}", tunable.name);
-        assert!(gate.check_option("MultiPV", &OptionValue::Spin(3)).is_ok());
+        let refused =
+            gate.check_option(&setting(tunable.name, OptionValue::Spin(i64::from(tunable.default))));
+        assert!(refused.unwrap_err().contains("changes the search of every connection"), "{}", tunable.name);
+        assert!(gate.check_option(&setting("MultiPV", OptionValue::Spin(3))).is_ok());
         let open = Budget::new(Rules { allow_files: true, single_connection: true, ..rules() });
         let mut gate = open.admit().unwrap();
-        for name in FILE_OPTIONS.iter().chain(&SHARED_OPTIONS) {
-            assert!(gate.check_option(name, &OptionValue::String("x".into())).is_ok(), "{name}");
+        for name in &files {
+            assert!(gate.check_option(&setting(name, OptionValue::String("x".into()))).is_ok(), "{name}");
         }
+        let refused =
+            gate.check_option(&setting(tunable.name, OptionValue::Spin(i64::from(tunable.default))));
+        assert!(refused.is_ok(), "{refused:?}");
         assert_eq!(
             (gate.spin_max("Threads"), gate.spin_max("Hash"), gate.spin_max("MultiPV")),
             (Some(4), Some(256), None)

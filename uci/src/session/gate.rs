@@ -1,13 +1,13 @@
 //! What a session may do when it serves a client on another machine (`lazuli serve`): a local
 //! session has no gate and may do everything.
 
-use crate::options::OptionValue;
+use crate::options::Setting;
 
 pub trait Gate: Send {
     /// Called with every valid `setoption` before it takes effect; `Err` refuses it with that
     /// reason and the option keeps its value. A gate that accepts `Threads` or `Hash` holds
     /// that much for the session until it accepts another value or is dropped.
-    fn check_option(&mut self, name: &str, value: &OptionValue) -> Result<(), String>;
+    fn check_option(&mut self, setting: &Setting) -> Result<(), String>;
 
     /// The largest value the `uci` answer announces for a spin option, if lower than its own.
     fn spin_max(&self, name: &str) -> Option<i64>;

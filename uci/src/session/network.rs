@@ -7,7 +7,7 @@
 //! they started with) and clears the hash table, whose stored evaluations came from the other
 //! network. The network is this session's engine's: other sessions of a server keep theirs.
 
-use super::Session;
+use super::{Change, Session};
 use engine::board::Position;
 use engine::nnue::{self, Network};
 use std::path::Path;
@@ -54,16 +54,8 @@ impl Session {
         let what = choice.describe();
         self.network_choice = choice;
         let when = if self.is_searching() { "from the next search on" } else { "from now on" };
-        self.pending.network = Some(Arc::clone(&self.network_choice.network));
-        self.apply_pending_if_idle();
+        self.defer(Change::Network(Arc::clone(&self.network_choice.network)));
         self.info(&format!("EvalFile: searches use {what} {when}"));
-    }
-
-    /// Make a loaded `EvalFile` choice the active one (between searches only).
-    pub(super) fn apply_pending_network(&mut self) {
-        if let Some(network) = self.pending.network.take() {
-            self.engine.set_network(network);
-        }
     }
 
     /// Said once at start-up when `LAZULI_SIMD` names no path, or one this CPU lacks.

@@ -1,6 +1,6 @@
 //! `setoption`: each option's effect, and the options that wait for the search to end.
 
-use super::{HashIo, Session};
+use super::{Change, HashIo, Session};
 use crate::options::{self, OptionId, Setting};
 use engine::tb::Tablebases;
 use smp::TbSettings;
@@ -10,7 +10,7 @@ use std::time::Duration;
 
 impl Session {
     pub(super) fn set_option(&mut self, name: &str, value: Option<&str>) {
-        let Setting { id, name, value } = match options::validate(name, value) {
+        let setting = match options::validate(name, value) {
             Ok(setting) => setting,
             Err(e) => {
                 self.info(&e);
@@ -18,25 +18,23 @@ impl Session {
             }
         };
         if let Some(gate) = &mut self.gate {
-            if let Err(reason) = gate.check_option(name, &value) {
-                self.info(&format!("{name}: {reason}"));
+            if let Err(reason) = gate.check_option(&setting) {
+                self.info(&format!("{}: {reason}", setting.name));
                 return;
             }
         }
+        let Setting { id, name, value, .. } = setting;
         match id {
             OptionId::Hash => {
-                self.pending.hash = Some(value.spin() as usize);
-                self.apply_pending_if_idle();
+                self.defer(Change::Hash(value.spin() as usize));
             }
             OptionId::Threads => {
-                self.pending.threads = Some(value.spin() as usize);
-                self.apply_pending_if_idle();
+                self.defer(Change::Threads(value.spin() as usize));
             }
             // Empty (a GUI's `<empty>`): the default.
             OptionId::NumaPolicy => match numa_policy(&value.text()) {
                 Ok(policy) => {
-                    self.pending.numa = Some(policy);
-                    self.apply_pending_if_idle();
+                    self.defer(Change::Numa(policy));
                 }
                 Err(e) => self.info(&format!("{e}; kept {}", self.engine.pool().numa_policy())),
             },
@@ -56,8 +54,7 @@ impl Session {
                 if self.is_searching() {
                     self.info("Clear Hash: the table is cleared when the search ends");
                 }
-                self.pending.hash_io.push(HashIo::Clear);
-                self.apply_pending_if_idle();
+                self.defer(Change::Table(HashIo::Clear));
             }
             OptionId::HashFile => {
                 self.hash_file = value.text();
@@ -77,12 +74,11 @@ impl Session {
                     return;
                 }
                 let path = self.hash_file.clone();
-                self.pending.hash_io.push(if id == OptionId::SaveHash {
+                self.defer(Change::Table(if id == OptionId::SaveHash {
                     HashIo::Save(path)
                 } else {
                     HashIo::Load(path)
-                });
-                self.apply_pending_if_idle();
+                }));
             }
             OptionId::SyzygyPath => {
                 self.syzygy.path = value.text();
@@ -103,8 +99,7 @@ impl Session {
             }
             OptionId::SmpHelpers => match value.text().parse() {
                 Ok(policy) => {
-                    self.pending.policy = Some(policy);
-                    self.apply_pending_if_idle();
+                    self.defer(Change::Policy(policy));
                 }
                 Err(e) => self.info(&e),
             },
@@ -131,8 +126,7 @@ impl Session {
 
     /// A Syzygy option changed: the tables and settings go to the pool after a running search.
     fn syzygy_changed(&mut self) {
-        self.pending.syzygy = true;
-        self.apply_pending_if_idle();
+        self.defer(Change::Syzygy);
     }
 
     /// Load the tables named by `SyzygyPath` (once) and hand them with the probe settings to
@@ -165,42 +159,67 @@ impl Session {
         self.engine.set_tablebases(settings);
     }
 
+    /// Queue `change` behind the changes already waiting (it replaces the last one if that is
+    /// an earlier value of the same setting), and apply them if no search runs.
+    pub(super) fn defer(&mut self, change: Change) {
+        if self.pending.last().is_some_and(|last| change.replaces(last)) {
+            self.pending.pop();
+        }
+        self.pending.push(change);
+        self.apply_pending_if_idle();
+    }
+
+    /// Applies the changes that waited for the search to end, in the order they were sent.
     pub(super) fn apply_pending_if_idle(&mut self) {
         if self.is_searching() {
             return;
         }
-        if let Some(policy) = self.pending.policy.take() {
-            self.engine.pool_mut().set_policy(policy);
+        for change in std::mem::take(&mut self.pending) {
+            self.apply(change);
         }
-        if std::mem::take(&mut self.pending.syzygy) {
-            self.apply_syzygy();
-        }
-        if let Some(threads) = self.pending.threads.take() {
-            let before = self.engine.pool().threads();
-            match self.engine.pool_mut().set_threads(threads) {
-                Ok(()) if self.engine.pool().threads() != before => {
-                    self.info(&self.engine.pool().placement())
-                }
-                Ok(()) => {}
-                Err(e) => self.info(&e),
-            }
-        }
-        if let Some(policy) = self.pending.numa.take() {
-            match self.engine.pool_mut().set_numa_policy(policy) {
-                Ok(placement) => self.info(&placement),
-                Err(e) => self.info(&e),
-            }
-        }
-        if let Some(mb) = self.pending.hash.take() {
-            if let Err(e) = self.engine.set_hash(mb) {
-                self.info(&e);
-            }
-        }
-        self.apply_pending_network();
-        self.apply_hash_io(false);
         let (threads, mb) = (self.engine.pool().threads(), self.engine.hash_mb());
         if let Some(gate) = &mut self.gate {
             gate.applied(threads, mb);
+        }
+    }
+
+    /// At `quit`, after the search: what still writes what the user asked for (a network switch
+    /// and the table's clears and saves, in order); the rest would be undone at once.
+    pub(super) fn apply_pending_at_quit(&mut self) {
+        for change in std::mem::take(&mut self.pending) {
+            if matches!(change, Change::Network(_) | Change::Table(HashIo::Clear | HashIo::Save(_))) {
+                self.apply(change);
+            }
+        }
+    }
+
+    fn apply(&mut self, change: Change) {
+        match change {
+            Change::Policy(policy) => self.engine.pool_mut().set_policy(policy),
+            Change::Syzygy => self.apply_syzygy(),
+            Change::Threads(threads) => {
+                let before = self.engine.pool().threads();
+                match self.engine.pool_mut().set_threads(threads) {
+                    Ok(()) if self.engine.pool().threads() != before => {
+                        self.info(&self.engine.pool().placement())
+                    }
+                    Ok(()) => {}
+                    Err(e) => self.info(&e),
+                }
+            }
+            Change::Numa(policy) => match self.engine.pool_mut().set_numa_policy(policy) {
+                Ok(placement) => self.info(&placement),
+                Err(e) => self.info(&e),
+            },
+            Change::Hash(mb) => {
+                if let Err(e) = self.engine.set_hash(mb) {
+                    self.info(&e);
+                }
+            }
+            Change::Network(network) => {
+                self.engine.set_network(network);
+            }
+            Change::Table(io) => self.apply_table_io(io),
         }
     }
 
@@ -208,8 +227,7 @@ impl Session {
     /// after a running search). A file that does not exist yet is the one the first save makes.
     fn load_kept_hash_file(&mut self) {
         if self.keep_hash_file && !self.hash_file.is_empty() && Path::new(&self.hash_file).exists() {
-            self.pending.hash_io.push(HashIo::Load(self.hash_file.clone()));
-            self.apply_pending_if_idle();
+            self.defer(Change::Table(HashIo::Load(self.hash_file.clone())));
         }
     }
 
@@ -224,30 +242,24 @@ impl Session {
         }
     }
 
-    /// Carries out the pending `Clear Hash`, `Save Hash` and (unless `saves_only`, at `quit`)
-    /// `Load Hash` presses, in order.
-    pub(super) fn apply_hash_io(&mut self, saves_only: bool) {
-        for io in std::mem::take(&mut self.pending.hash_io) {
-            if saves_only && matches!(io, HashIo::Load(_)) {
-                continue;
+    /// A `Clear Hash`, `Save Hash` or `Load Hash`, said as done or refused.
+    fn apply_table_io(&mut self, io: HashIo) {
+        let done = match &io {
+            HashIo::Clear => {
+                self.engine.clear_hash();
+                return;
             }
-            let done = match &io {
-                HashIo::Clear => {
-                    self.engine.clear_hash();
-                    continue;
-                }
-                HashIo::Save(path) => self.engine.save_hash(Path::new(path)),
-                HashIo::Load(path) => {
-                    let max_mb = self
-                        .gate
-                        .as_ref()
-                        .map_or(crate::options::MAX_HASH_MB as usize, |g| g.max_loaded_hash_mb());
-                    self.engine.load_hash(Path::new(path), max_mb)
-                }
-            };
-            match done {
-                Ok(message) | Err(message) => self.info(&message),
+            HashIo::Save(path) => self.engine.save_hash(Path::new(path)),
+            HashIo::Load(path) => {
+                let max_mb = self
+                    .gate
+                    .as_ref()
+                    .map_or(crate::options::MAX_HASH_MB as usize, |g| g.max_loaded_hash_mb());
+                self.engine.load_hash(Path::new(path), max_mb)
             }
+        };
+        match done {
+            Ok(message) | Err(message) => self.info(&message),
         }
     }
 }
