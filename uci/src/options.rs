@@ -162,7 +162,7 @@ pub const OPTIONS: &[OptionSpec] = &[
     check(OptionId::NeverClearHash, "Never Clear Hash", false),
     // For GUIs without buttons: `Hash File` is loaded when set (if it exists) and saved at
     // `ucinewgame` and `quit`.
-    check(OptionId::KeepHashFile, "Keep Hash File", false).leader_only(),
+    check(OptionId::KeepHashFile, "Keep Hash File", false).files().leader_only(),
     check(OptionId::ShowWdl, "UCI_ShowWDL", false),
     // On: every search without a clock, `movetime` or `ponder` is an analysis, which resumes
     // from the table.

@@ -24,7 +24,8 @@ Read docs/serve.md before listening on anything but this machine: the traffic is
                          --max-connections if more: each connection holds one from its start)
   --total-hash MB        Hash of all connections together (default 8192)
   --allow-files          let clients set the options that reach the server's files (Hash File,
-                         Save Hash, Load Hash, EvalFile, SyzygyPath, Debug Log File); refused
+                         Save Hash, Load Hash, Keep Hash File, EvalFile, SyzygyPath, Debug Log
+                         File); refused
                          by default; each connection's EvalFile is its own. Debug Log File
                          records every connection and is refused unless --max-connections is 1
   --idle-timeout SECS    close a connection silent this long while it is not searching

@@ -249,3 +249,41 @@ fn options_sent_during_a_search_take_effect_in_their_order() {
     assert!(loaded[0].contains("loaded the hash"), "{lines:?} then {loaded:?}");
     std::fs::remove_dir_all(&dir).expect("clean up");
 }
+
+/// `Keep Hash File` with a table saved under a loaded network: a GUI sets the options in its own
+/// order (here the `uci` answer's, `EvalFile` last), and the table is loaded once the network it
+/// came from is set, not refused before.
+#[test]
+fn a_kept_hash_file_of_a_loaded_network_is_loaded_whatever_the_order_of_the_options() {
+    let dir = temp_dir("kept");
+    let network = write(&dir, "random.nnue", &network_file(256, 13));
+    let table = dir.join("kept.lzh").display().to_string();
+    let mut first = Engine::start();
+    first.set_eval_file(&network);
+    first.send(&format!("setoption name Hash File value {table}"));
+    first.send("position startpos");
+    first.send("go depth 6");
+    first.read_until("bestmove", Duration::from_secs(30));
+    first.send("setoption name Save Hash");
+    first.send("isready");
+    let saved = first.read_until("readyok", Duration::from_secs(10));
+    assert!(saved[0].contains("saved the hash"), "{saved:?}");
+
+    let mut engine = Engine::start();
+    engine.send(&format!("setoption name Hash File value {table}"));
+    engine.send("setoption name Keep Hash File value true");
+    engine.send(&format!("setoption name EvalFile value {network}"));
+    engine.send("isready");
+    let lines = engine.read_until("readyok", Duration::from_secs(10));
+    assert!(!lines.iter().any(|l| l.contains("cannot load")), "{lines:?}");
+    assert!(lines.iter().any(|l| l.contains("loaded the hash")), "{lines:?}");
+    // And the other way round: the network first, then the kept file.
+    let mut engine = Engine::start();
+    engine.send(&format!("setoption name EvalFile value {network}"));
+    engine.send(&format!("setoption name Hash File value {table}"));
+    engine.send("setoption name Keep Hash File value true");
+    engine.send("isready");
+    let lines = engine.read_until("readyok", Duration::from_secs(10));
+    assert!(lines.iter().any(|l| l.contains("loaded the hash")), "{lines:?}");
+    std::fs::remove_dir_all(&dir).expect("clean up");
+}

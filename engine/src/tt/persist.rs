@@ -236,6 +236,14 @@ impl TranspositionTable {
         Ok(HEADER_BYTES + (self.buckets.len() * BUCKET_BYTES) as u64 + 8 + histories.len() as u64)
     }
 
+    /// The evaluation the scores of the file at `path` came from, read from its header alone
+    /// (`None`: no file this build reads, or one of version 1, which does not say).
+    pub fn saved_evaluation(path: &Path) -> Option<u64> {
+        let file = crate::files::open_regular(path).ok()?;
+        let length = file.metadata().ok()?.len();
+        read_header(&mut BufReader::new(file), length).ok()?.meaning.map(|(_, evaluation)| evaluation)
+    }
+
     /// Reads and checks the whole file at `path` (header, length, checksum) without touching
     /// any table; a file whose scores came from another evaluation than `evaluation` is refused.
     pub fn check_file(path: &Path, evaluation: u64) -> Result<TableFile, String> {

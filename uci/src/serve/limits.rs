@@ -244,7 +244,15 @@ mod tests {
         let files: Vec<&str> = all_options().filter(|o| o.reach.files).map(|o| o.name).collect();
         assert_eq!(
             files,
-            ["Hash File", "Save Hash", "Load Hash", "Debug Log File", "SyzygyPath", "EvalFile"]
+            [
+                "Hash File",
+                "Save Hash",
+                "Load Hash",
+                "Keep Hash File",
+                "Debug Log File",
+                "SyzygyPath",
+                "EvalFile"
+            ]
         );
         let budget = Budget::new(rules());
         let mut gate = budget.admit().unwrap();

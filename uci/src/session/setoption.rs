@@ -3,6 +3,7 @@
 use super::{Change, HashIo, Session};
 use crate::options::{self, OptionId, Setting};
 use engine::tb::Tablebases;
+use engine::tt::TranspositionTable;
 use smp::TbSettings;
 use std::path::Path;
 use std::sync::Arc;
@@ -217,7 +218,10 @@ impl Session {
                 }
             }
             Change::Network(network) => {
-                self.engine.set_network(network);
+                if self.engine.set_network(network) {
+                    // A kept table that waited for this network.
+                    self.load_kept_hash_file();
+                }
             }
             Change::Table(io) => self.apply_table_io(io),
         }
@@ -225,9 +229,19 @@ impl Session {
 
     /// With `Keep Hash File` on and a `Hash File` that exists, loads it (as `Load Hash` does,
     /// after a running search). A file that does not exist yet is the one the first save makes.
+    /// A file saved under another network than `EvalFile` names now waits for the `EvalFile`
+    /// that names its network: a GUI sets the options in an order of its own.
     fn load_kept_hash_file(&mut self) {
-        if self.keep_hash_file && !self.hash_file.is_empty() && Path::new(&self.hash_file).exists() {
-            self.defer(Change::Table(HashIo::Load(self.hash_file.clone())));
+        if !self.keep_hash_file || self.hash_file.is_empty() || !Path::new(&self.hash_file).exists() {
+            return;
+        }
+        let named = self.network_choice.network.hash();
+        match TranspositionTable::saved_evaluation(Path::new(&self.hash_file)) {
+            Some(saved) if saved != named => self.info(&format!(
+                "Keep Hash File: '{}' was saved under the network {saved:016x}; it is loaded once EvalFile names that network",
+                self.hash_file
+            )),
+            _ => self.defer(Change::Table(HashIo::Load(self.hash_file.clone()))),
         }
     }
 
