@@ -12,6 +12,7 @@ pub use limits::{Budget, Rules};
 
 use crate::output::Output;
 use crate::session::Session;
+use engine::tb::Tablebases;
 use std::io::Write;
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::PathBuf;
@@ -84,7 +85,8 @@ pub(super) struct Server {
     secret: Secret,
     budget: Arc<Budget>,
     limits: InputLimits,
-    syzygy: Option<String>,
+    /// The operator's tablebases (`--syzygy`), opened once and shared by every session.
+    syzygy: Option<(String, Arc<Tablebases>)>,
     slots: Slots,
     single_connection: bool,
 }
@@ -136,8 +138,8 @@ impl Server {
     /// A new client's session: the operator's settings, then the client's limits.
     fn session(&self, out: Output, gate: limits::RemoteGate) -> Session {
         let mut session = Session::new(out);
-        if let Some(path) = &self.syzygy {
-            session.handle_line(&format!("setoption name SyzygyPath value {path}"), Instant::now());
+        if let Some((path, tables)) = &self.syzygy {
+            session.share_tablebases(path, Arc::clone(tables));
         }
         session.set_gate(Box::new(gate));
         session
@@ -164,17 +166,30 @@ pub fn run(config: Config) -> Result<(), String> {
     let address = listener.local_addr().map_err(|e| e.to_string())?;
     let mut rules = config.rules.clone();
     rules.single_connection = config.max_connections == 1;
-    if let Some(paths) = &config.syzygy {
-        let separator = if cfg!(windows) { ';' } else { ':' };
-        if let Some(bad) = paths.split(separator).find(|p| !std::path::Path::new(p).is_dir()) {
-            return Err(format!("--syzygy {paths}: '{bad}' is not a directory"));
+    let syzygy = match &config.syzygy {
+        Some(paths) => {
+            let separator = if cfg!(windows) { ';' } else { ':' };
+            if let Some(bad) = paths.split(separator).find(|p| !std::path::Path::new(p).is_dir()) {
+                return Err(format!("--syzygy {paths}: '{bad}' is not a directory"));
+            }
+            let (tables, warnings) = Tablebases::open(paths);
+            for warning in warnings {
+                tracing::warn!("--syzygy: {warning}");
+            }
+            tracing::info!(
+                "--syzygy: {} Syzygy table files (up to {} pieces)",
+                tables.files(),
+                tables.max_pieces()
+            );
+            Some((paths.clone(), Arc::new(tables)))
         }
-    }
+        None => None,
+    };
     let server = Arc::new(Server {
         secret,
         budget: Budget::new(rules),
         limits: config.limits.clone(),
-        syzygy: config.syzygy.clone(),
+        syzygy,
         slots: Slots {
             served: AtomicUsize::new(0),
             max_served: config.max_connections,

@@ -125,6 +125,14 @@ impl Session {
         }
     }
 
+    /// Search with `tables`, already opened from `path` and shared with other sessions (a
+    /// server's), as if `SyzygyPath` had named `path`.
+    pub fn share_tablebases(&mut self, path: &str, tables: Arc<Tablebases>) {
+        self.syzygy.path = path.to_string();
+        self.syzygy.tables = Some(tables);
+        self.syzygy_changed();
+    }
+
     /// A Syzygy option changed: the tables and settings go to the pool after a running search.
     fn syzygy_changed(&mut self) {
         self.defer(Change::Syzygy);
