@@ -2,6 +2,7 @@
 //! standard input go to the server, lines from the server to standard output; the relay tells
 //! the GUI, as UCI, when it cannot reach the server or loses it.
 
+use crate::command::Command;
 use crate::protocol::{read_lines, Input, MAX_LINE};
 use crate::serve::Secret;
 use std::io::{BufRead, BufReader, Write};
@@ -118,16 +119,15 @@ pub fn run(args: &ConnectArgs) -> i32 {
                 tell("input line too long; not sent");
                 return true;
             };
-            let mut words = line.split_whitespace();
-            let command = words.next().unwrap_or_default();
-            // A `go perft` answers without a `bestmove`.
-            if command == "go" && words.next() != Some("perft") {
-                searching_in.store(true, Ordering::SeqCst);
+            match line.command() {
+                // A `go perft` answers without a `bestmove`.
+                Some(Command::Go(params)) if params.perft.is_none() => {
+                    searching_in.store(true, Ordering::SeqCst)
+                }
+                Some(Command::Quit) => quitting_in.store(true, Ordering::SeqCst),
+                _ => {}
             }
-            if command == "quit" {
-                quitting_in.store(true, Ordering::SeqCst);
-            }
-            if to_server.write_all(format!("{line}\n").as_bytes()).is_err() {
+            if to_server.write_all(format!("{}\n", line.text).as_bytes()).is_err() {
                 sent_all = false;
             }
             sent_all

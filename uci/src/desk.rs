@@ -14,7 +14,8 @@
 //!
 //! Every line but an `isready` answered here goes on to the session.
 
-use crate::input::Input;
+use crate::command::Command;
+use crate::input::{Input, Line};
 use crate::output::Output;
 use parking_lot::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -35,13 +36,13 @@ pub struct DeskState {
 }
 
 /// Whether `line` is a `go` or `ucinewgame`: a line the session may wait with.
-fn may_wait(line: &str) -> bool {
-    matches!(line.split_whitespace().next(), Some("go" | "ucinewgame"))
+fn may_wait(line: &Line) -> bool {
+    matches!(line.command(), Some(Command::Go(_) | Command::UciNewGame))
 }
 
 impl DeskState {
     /// The session takes `line` to handle it.
-    pub fn take(&self, line: &str) {
+    pub fn take(&self, line: &Line) {
         if may_wait(line) {
             let _ = self.queued_waits.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1));
         }
@@ -79,16 +80,16 @@ impl FrontDesk {
     pub fn answers(&self, input: &Input) -> bool {
         let Input::Line(line) = input else { return false };
         let state = &self.state;
-        match line.trim() {
-            "stop" => {
+        match line.command() {
+            Some(Command::Stop) => {
                 *state.last_stop.lock() = Some(Instant::now());
                 self.stopper.stop();
             }
-            "quit" => {
+            Some(Command::Quit) => {
                 state.quit.store(true, Ordering::SeqCst);
                 self.stopper.stop();
             }
-            "isready" => {
+            Some(Command::IsReady) => {
                 // Queued: a `go` that will start a search and one that will wait for it, or one
                 // behind the search running now.
                 let queued = state.queued_waits.load(Ordering::SeqCst);
@@ -98,7 +99,7 @@ impl FrontDesk {
                     return true;
                 }
             }
-            other if may_wait(other) => {
+            _ if may_wait(line) => {
                 state.queued_waits.fetch_add(1, Ordering::SeqCst);
             }
             _ => {}

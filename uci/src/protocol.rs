@@ -50,7 +50,7 @@ where
             let received = Instant::now();
             desk.answers(&input) || lines.send((input, received)).is_ok()
         });
-        let _ = lines.send((Input::Line("quit".to_string()), Instant::now()));
+        let _ = lines.send((Input::line("quit"), Instant::now()));
     });
     if let Err(e) = reader {
         // Nothing can be read without it: say so and end, rather than panic.
@@ -64,7 +64,7 @@ where
 pub fn run_session(mut session: Session, inbox: &Receiver<(Input, Instant)>) {
     for (input, received) in inbox {
         let flow = match input {
-            Input::Line(line) => session.handle_line(&line, received),
+            Input::Line(line) => session.handle_line(*line, received),
             Input::TooLong(bytes, limit) => {
                 session.report_long_line(bytes, limit);
                 Flow::Continue
@@ -92,7 +92,7 @@ pub fn read_lines(input: impl Read, max_line: usize, mut deliver: impl FnMut(Inp
         let input = if *dropped > 0 {
             Input::TooLong(line.len() as u64 + *dropped, max_line)
         } else {
-            Input::Line(String::from_utf8_lossy(line).into_owned())
+            Input::line(String::from_utf8_lossy(line).into_owned())
         };
         line.clear();
         *dropped = 0;
@@ -144,10 +144,10 @@ mod tests {
         assert_eq!(
             lines_of(b"uci\r\nisready\n\nquit", 100),
             vec![
-                Input::Line("uci\r".into()),
-                Input::Line("isready".into()),
-                Input::Line(String::new()),
-                Input::Line("quit".into())
+                Input::line("uci\r"),
+                Input::line("isready"),
+                Input::line(String::new()),
+                Input::line("quit")
             ]
         );
     }
@@ -159,16 +159,16 @@ mod tests {
         input.extend(std::iter::repeat_n(b'y', 200_001));
         assert_eq!(
             lines_of(&input, 1000),
-            vec![Input::TooLong(300_000, 1000), Input::Line("isready".into()), Input::TooLong(200_001, 1000)]
+            vec![Input::TooLong(300_000, 1000), Input::line("isready"), Input::TooLong(200_001, 1000)]
         );
         // Exactly at the limit is fine.
-        assert_eq!(lines_of(b"abcd\n", 4), vec![Input::Line("abcd".into())]);
+        assert_eq!(lines_of(b"abcd\n", 4), vec![Input::line("abcd")]);
         assert_eq!(lines_of(b"abcde\n", 4), vec![Input::TooLong(5, 4)]);
     }
 
     #[test]
     fn invalid_utf8_is_replaced() {
-        assert_eq!(lines_of(b"go \xff\xfe\n", 100), vec![Input::Line("go \u{fffd}\u{fffd}".into())]);
+        assert_eq!(lines_of(b"go \xff\xfe\n", 100), vec![Input::line("go \u{fffd}\u{fffd}")]);
     }
 
     #[test]

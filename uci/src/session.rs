@@ -1,9 +1,9 @@
 //! The engine session: the state a GUI builds up (position, options) and what each command does
 //! to it. Every error is answered with one `info string`; the previous valid state is kept.
 
-use crate::command::{parse_line, shorten, Command, ParseError, Parsed};
+use crate::command::{shorten, Command, ParseError, Parsed};
 use crate::desk::{DeskState, FrontDesk};
-use crate::input::Input;
+use crate::input::{Input, Line};
 use crate::options;
 use crate::output::Output;
 use engine::bench::{run_bench, DEFAULT_BENCH_DEPTH};
@@ -196,10 +196,10 @@ impl Session {
     /// answer here, as in an engine that reads its input between searches, so a script that
     /// pipes several searches gets each answered in turn. What must be answered meanwhile
     /// (`stop`, `quit`, `isready`) the input thread answers itself (`crate::desk`).
-    pub fn handle_line(&mut self, line: &str, received: Instant) -> Flow {
-        tracing::info!("in: {}", line.trim_end_matches(['\r', '\n']));
-        let parsed = parse_line(line);
-        self.desk.take(line);
+    pub fn handle_line(&mut self, line: Line, received: Instant) -> Flow {
+        tracing::info!("in: {}", line.text.trim_end_matches(['\r', '\n']));
+        self.desk.take(&line);
+        let Line { text, parsed } = line;
         let arrived = received;
         let waits = matches!(parsed, Ok(Parsed { command: Command::Go(_) | Command::UciNewGame, .. }));
         if waits && self.is_searching() && self.desk.quit_requested() {
@@ -213,7 +213,7 @@ impl Session {
         // Options set during a search take effect once it has ended.
         self.apply_pending_if_idle();
         let is_go = matches!(parsed, Ok(Parsed { command: Command::Go(_), .. }));
-        let flow = self.handle_parsed(parsed, line, received);
+        let flow = self.handle_parsed(parsed, &text, received);
         if is_go && self.desk.stop_read_since(arrived) {
             // A `stop` read after this `go` ends it as soon as it has started.
             self.handle(Command::Stop, received);

@@ -318,7 +318,7 @@ proptest! {
         session.set_inbox(to_session.clone());
         let running = std::thread::spawn(move || run_session(session, &inbox));
         let send = |line: &str| {
-            let input = Input::Line(line.to_string());
+            let input = Input::line(line.to_string());
             if !desk.answers(&input) {
                 let _ = to_session.send((input, Instant::now()));
             }

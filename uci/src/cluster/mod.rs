@@ -66,7 +66,7 @@ fn lead(link: Link) -> Option<Arc<Exchange>> {
         move |deliver| {
             read_lines(std::io::stdin().lock(), MAX_LINE, |input| {
                 if let Input::Line(line) = &input {
-                    link.send_line(line);
+                    link.send_line(&line.text);
                 }
                 deliver(input)
             });
@@ -84,8 +84,8 @@ fn follow(link: Link) -> Option<Arc<Exchange>> {
         Output::new(Box::new(std::io::sink())),
         |session| session.set_peers(peers),
         move |deliver| {
-            link.receive_lines(|line| match follower_line(&line) {
-                Some(line) => deliver(Input::Line(line)),
+            link.receive_lines(|line| match follower_line(Input::line(line)) {
+                Some(input) => deliver(input),
                 None => true,
             })
         },
@@ -96,18 +96,19 @@ fn follow(link: Link) -> Option<Arc<Exchange>> {
 /// What a follower makes of the leader's line: every search runs without a clock or limit
 /// until the leader stops it (only `searchmoves` is kept); what writes files is the leader's
 /// alone (its table is the one saved). `None`: the line is not for followers.
-fn follower_line(line: &str) -> Option<String> {
-    match crate::command::parse(line) {
-        Ok(Command::Go(params)) => Some(match params.searchmoves.is_empty() {
+fn follower_line(input: Input) -> Option<Input> {
+    let Input::Line(line) = &input else { return Some(input) };
+    match line.command() {
+        Some(Command::Go(params)) => Some(Input::line(match params.searchmoves.is_empty() {
             true => "go infinite".to_string(),
             false => format!("go infinite searchmoves {}", params.searchmoves.join(" ")),
-        }),
-        Ok(Command::SetOption { name, .. })
-            if crate::options::find(&name).is_some_and(|spec| spec.reach.leader_only) =>
+        })),
+        Some(Command::SetOption { name, .. })
+            if crate::options::find(name).is_some_and(|spec| spec.reach.leader_only) =>
         {
             None
         }
-        _ => Some(line.to_string()),
+        _ => Some(input),
     }
 }
 
@@ -182,30 +183,31 @@ impl Peers for Rank {
 mod tests {
     use super::*;
 
+    /// What a follower is given for the leader's line `text`, as text.
+    fn follower_text(text: &str) -> Option<String> {
+        follower_line(Input::line(text)).map(|input| match input {
+            Input::Line(line) => line.text,
+            other => panic!("{other:?}"),
+        })
+    }
+
     #[test]
     fn a_follower_searches_without_a_clock_and_writes_no_file() {
-        assert_eq!(follower_line("go wtime 1000 btime 900 winc 10 binc 10").as_deref(), Some("go infinite"));
-        assert_eq!(follower_line("go depth 12").as_deref(), Some("go infinite"));
-        assert_eq!(follower_line("go ponder movetime 300").as_deref(), Some("go infinite"));
+        let same = |text: &str| assert_eq!(follower_text(text).as_deref(), Some(text));
+        assert_eq!(follower_text("go wtime 1000 btime 900 winc 10 binc 10").as_deref(), Some("go infinite"));
+        assert_eq!(follower_text("go depth 12").as_deref(), Some("go infinite"));
+        assert_eq!(follower_text("go ponder movetime 300").as_deref(), Some("go infinite"));
         assert_eq!(
-            follower_line("go movetime 50 searchmoves e2e4 d2d4 depth 3").as_deref(),
+            follower_text("go movetime 50 searchmoves e2e4 d2d4 depth 3").as_deref(),
             Some("go infinite searchmoves e2e4 d2d4")
         );
-        assert_eq!(
-            follower_line("position startpos moves e2e4").as_deref(),
-            Some("position startpos moves e2e4")
-        );
-        assert_eq!(follower_line("setoption name Save Hash"), None);
-        assert_eq!(follower_line("setoption  name  keep HASH file value true"), None);
-        assert_eq!(follower_line("setoption name Debug Log File value /tmp/x"), None);
-        assert_eq!(
-            follower_line("setoption name Hash value 64").as_deref(),
-            Some("setoption name Hash value 64")
-        );
-        assert_eq!(
-            follower_line("setoption name Load Hash").as_deref(),
-            Some("setoption name Load Hash"),
-            "every process may read the file"
-        );
+        same("position startpos moves e2e4");
+        assert_eq!(follower_text("setoption name Save Hash"), None);
+        assert_eq!(follower_text("setoption name Save Hash to File"), None, "an alias too");
+        assert_eq!(follower_text("setoption  name  keep HASH file value true"), None);
+        assert_eq!(follower_text("setoption name Debug Log File value /tmp/x"), None);
+        same("setoption name Hash value 64");
+        // Every process may read the file.
+        same("setoption name Load Hash");
     }
 }

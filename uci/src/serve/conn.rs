@@ -128,7 +128,7 @@ pub(super) fn serve(stream: TcpStream, server: &Server, who: &str, deadline: Ins
         }
         // Gone or idle: nothing it started keeps running.
         stopper.stop();
-        let _ = lines.send((Input::Line("quit".into()), Instant::now()));
+        let _ = lines.send((Input::line("quit"), Instant::now()));
     });
     let Ok(reader) = reader else {
         tracing::warn!("{who}: cannot start its input thread");

@@ -169,7 +169,7 @@ pub(super) fn serve(stream: TcpStream, server: &Server, who: &str, deadline: Ins
     tracing::info!("{who}: {why}");
     // Gone, idle or done: nothing it started keeps running.
     stopper.stop();
-    let _ = lines.send((Input::Line("quit".into()), Instant::now()));
+    let _ = lines.send((Input::line("quit"), Instant::now()));
     drop(lines);
     drop(outgoing);
     let _ = session_thread.join();
@@ -232,7 +232,7 @@ fn pump(
 
         // Input the session can take, at the client's allowed rate.
         while let Some(line) = backlog.front() {
-            let input = Input::Line(line.clone());
+            let input = Input::line(line.clone());
             let sent = if desk.answers(&input) { Ok(()) } else { lines.try_send((input, Instant::now())) };
             match sent {
                 Ok(()) => {
