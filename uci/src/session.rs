@@ -34,12 +34,37 @@ const MAX_BENCH_DEPTH: i32 = 64;
 pub struct Session {
     out: Output,
     engine: Engine,
+    /// The position the GUI set.
+    root: Root,
+    /// The options' values that the session itself reads (the engine holds the rest).
+    options: OptionValues,
+    /// Option changes made during a search, applied in their order when it has ended.
+    pending: Vec<Change>,
+    /// What the current search is.
+    search: SearchState,
+    /// Text the current command ignored: told in its first `info string`, or alone before its
+    /// first other output, so every command gets at most one `info string`.
+    note: Option<String>,
+    /// What this session and its input thread tell each other.
+    desk: Arc<DeskState>,
+    /// The channel the session's input comes on: each search's end is posted there too.
+    inbox: Option<crossbeam_channel::Sender<(Input, Instant)>>,
+    /// The limits of a session served over the network (`None`: a local one).
+    gate: Option<Box<dyn Gate>>,
+}
+
+/// The position searches start from.
+struct Root {
     board: Board,
     /// Whether a `position` command has set up `board` (else it is the start position).
-    position_given: bool,
+    given: bool,
     /// The last `position` was refused: no position stands, and `go` answers `bestmove 0000`
     /// rather than search the one before.
-    position_refused: bool,
+    refused: bool,
+}
+
+/// The values of the options that the session reads when it handles a command.
+struct OptionValues {
     chess960: bool,
     show_wdl: bool,
     /// `UCI_AnalyseMode`: searches without a clock are analyses (see `go`).
@@ -53,8 +78,6 @@ pub struct Session {
     /// Centipawns a draw is worth less than equality to the engine (`Contempt`).
     contempt: i32,
     debug: bool,
-    /// Option changes made during a search, applied in their order when it has ended.
-    pending: Vec<Change>,
     /// The network `EvalFile` chose (the embedded one by default).
     network_choice: NetworkChoice,
     /// `Hash File`: where `Save Hash` writes the table and `Load Hash` reads it.
@@ -67,21 +90,17 @@ pub struct Session {
     syzygy: SyzygyOptions,
     /// The `Ponder` option: the GUI may let the engine think on the opponent's time.
     ponder: bool,
-    /// The current search is a ponder search that has not had its `ponderhit` or `stop`.
+}
+
+/// What kind of search runs, as the session must answer `stop`, `ponderhit` and `go`.
+#[derive(Default)]
+struct SearchState {
+    /// A ponder search that has not had its `ponderhit` or `stop`.
     pondering: bool,
-    /// The current search is `go infinite`: it waits for `stop` however soon it is done.
+    /// `go infinite`: it waits for `stop` however soon it is done.
     infinite: bool,
-    /// `stop` was sent for the current search (a `go` may then follow before its `bestmove`).
+    /// `stop` was sent (a `go` may then follow before its `bestmove`).
     stopping: bool,
-    /// Text the current command ignored: told in its first `info string`, or alone before its
-    /// first other output, so every command gets at most one `info string`.
-    note: Option<String>,
-    /// What this session and its input thread tell each other.
-    desk: Arc<DeskState>,
-    /// The channel the session's input comes on: each search's end is posted there too.
-    inbox: Option<crossbeam_channel::Sender<(Input, Instant)>>,
-    /// The limits of a session served over the network (`None`: a local one).
-    gate: Option<Box<dyn Gate>>,
 }
 
 /// An option change that waits for the current search to end. Changes take effect in the order
@@ -136,29 +155,27 @@ impl Session {
         Session {
             out,
             engine: Engine::new(1, 16),
-            board: Board::new(Position::startpos()),
-            position_given: false,
-            position_refused: false,
-            chess960: false,
-            show_wdl: false,
-            analyse_mode: false,
-            limit_strength: false,
-            elo: strength::MIN_ELO,
-            strength_seed: 0,
-            multipv: 1,
-            move_overhead: Duration::from_millis(10),
-            contempt: 0,
-            debug: false,
+            root: Root { board: Board::new(Position::startpos()), given: false, refused: false },
+            options: OptionValues {
+                chess960: false,
+                show_wdl: false,
+                analyse_mode: false,
+                limit_strength: false,
+                elo: strength::MIN_ELO,
+                strength_seed: 0,
+                multipv: 1,
+                move_overhead: Duration::from_millis(10),
+                contempt: 0,
+                debug: false,
+                network_choice: NetworkChoice::embedded(),
+                hash_file: String::new(),
+                never_clear_hash: false,
+                keep_hash_file: false,
+                syzygy: SyzygyOptions::default(),
+                ponder: false,
+            },
             pending: Vec::new(),
-            network_choice: NetworkChoice::embedded(),
-            hash_file: String::new(),
-            never_clear_hash: false,
-            keep_hash_file: false,
-            syzygy: SyzygyOptions::default(),
-            ponder: false,
-            pondering: false,
-            infinite: false,
-            stopping: false,
+            search: SearchState::default(),
             note: None,
             desk: Arc::default(),
             inbox: None,
@@ -246,14 +263,14 @@ impl Session {
         if !self.is_searching() {
             return received;
         }
-        if self.waits_for_stop() && !self.stopping {
+        if self.waits_for_stop() && !self.search.stopping {
             if !is_go {
                 return received;
             }
             self.info("go while searching until stop: that search answers first");
             self.handle(Command::Stop, received);
         }
-        let stopped = self.stopping;
+        let stopped = self.search.stopping;
         self.desk.set_waiting(true);
         self.engine.pool().wait();
         self.desk.set_waiting(false);
@@ -300,7 +317,7 @@ impl Session {
                 lines.push("uciok".to_string());
                 self.line(&lines.join("\n"));
             }
-            Command::Debug(on) => self.debug = on,
+            Command::Debug(on) => self.options.debug = on,
             Command::IsReady => {
                 self.apply_pending_if_idle();
                 self.line("readyok");
@@ -310,22 +327,22 @@ impl Session {
                 self.stop_and_wait();
                 self.apply_pending_if_idle();
                 self.save_kept_hash_file();
-                self.engine.clear(self.never_clear_hash);
+                self.engine.clear(self.options.never_clear_hash);
                 // A new game: nothing of the last one's position stands.
-                self.board = Board::new(Position::startpos());
-                self.position_given = false;
-                self.position_refused = false;
+                self.root.board = Board::new(Position::startpos());
+                self.root.given = false;
+                self.root.refused = false;
             }
             Command::Position { fen, moves } => self.set_position(fen.as_deref(), &moves),
             Command::Go(params) => self.go(params, received),
             Command::Stop => {
-                self.pondering = false;
-                self.stopping = true;
+                self.search.pondering = false;
+                self.search.stopping = true;
                 self.engine.pool().stop();
             }
             Command::PonderHit => {
-                if self.pondering && self.is_searching() {
-                    self.pondering = false;
+                if self.search.pondering && self.is_searching() {
+                    self.search.pondering = false;
                     self.engine.pool().ponderhit();
                 } else {
                     self.info("ponderhit without a ponder search; ignored");
@@ -346,7 +363,7 @@ impl Session {
     }
 
     fn stop_and_wait(&mut self) {
-        self.pondering = false;
+        self.search.pondering = false;
         self.engine.pool().stop();
         self.engine.pool().wait();
     }
@@ -357,7 +374,7 @@ impl Session {
 
     /// The current search runs until `stop`: `go infinite`, or pondering without `ponderhit`.
     fn waits_for_stop(&self) -> bool {
-        self.infinite || self.pondering
+        self.search.infinite || self.search.pondering
     }
 
     fn bench(&mut self, depth: Option<i32>) {
@@ -401,7 +418,7 @@ impl Session {
                     notes.push(format!("'0000' (move {} of the list) ends the moves there", i + 1));
                     break;
                 }
-                match find_move(board.position(), &text.to_ascii_lowercase(), self.chess960) {
+                match find_move(board.position(), &text.to_ascii_lowercase(), self.options.chess960) {
                     Some(mv) => board.make_move(mv),
                     None => {
                         return Err(format!(
@@ -419,13 +436,13 @@ impl Session {
                 if !notes.is_empty() {
                     self.info(&notes.join("; "));
                 }
-                self.board = board;
-                self.position_given = true;
-                self.position_refused = false;
+                self.root.board = board;
+                self.root.given = true;
+                self.root.refused = false;
             }
             Err(why) => {
                 self.info(&format!("{why}; no position is set until the next position command"));
-                self.position_refused = true;
+                self.root.refused = true;
             }
         }
     }
@@ -451,13 +468,15 @@ impl Session {
         }
         self.engine.pool().wait();
         let mut buffer = Vec::new();
-        if crate::perft::write_divide(&mut buffer, self.board.position(), depth, self.chess960).is_ok() {
+        if crate::perft::write_divide(&mut buffer, self.root.board.position(), depth, self.options.chess960)
+            .is_ok()
+        {
             self.line(String::from_utf8_lossy(&buffer).trim_end());
         }
     }
 
     fn display(&mut self) {
-        let pos = self.board.position();
+        let pos = self.root.board.position();
         let mut text = String::new();
         for rank in (0..8).rev() {
             text.push_str(" +---+---+---+---+---+---+---+---+\n");

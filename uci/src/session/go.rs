@@ -20,13 +20,13 @@ impl Session {
             self.perft(depth);
             return;
         }
-        if self.position_refused {
+        if self.root.refused {
             // Never a move for another position than the one the GUI asked about.
             self.info("no position to search: the last position command was refused");
             self.line("bestmove 0000");
             return;
         }
-        let pos = *self.board.position();
+        let pos = *self.root.board.position();
 
         // Root moves that are not legal here are left out, with a note; if none is left, every
         // move is searched: the GUI still gets a `bestmove`. `0000` (what some clients send for
@@ -35,7 +35,7 @@ impl Session {
         let mut search_moves = Vec::new();
         let mut unknown = Vec::new();
         for text in params.searchmoves.iter().filter(|t| t.as_str() != "0000") {
-            match find_move(&pos, text, self.chess960) {
+            match find_move(&pos, text, self.options.chess960) {
                 Some(mv) => search_moves.push(mv),
                 None => unknown.push(format!("'{}'", shorten(text))),
             }
@@ -45,26 +45,29 @@ impl Session {
             let instead = if search_moves.is_empty() { "searching every move" } else { "left out" };
             notes.push(format!("searchmoves: {} not legal here; {instead}", unknown.join(", ")));
         }
-        if !self.position_given {
+        if !self.root.given {
             notes.push("no position given; searching the start position".to_string());
         }
         let mut limits = self.limits(&params, received, search_moves, &mut notes);
         // At a limited strength: a short search of a few lines, then a choice among them.
-        let strength = self.limit_strength.then(|| strength::level(self.elo));
+        let strength = self.options.limit_strength.then(|| strength::level(self.options.elo));
         if let Some(level) = strength {
-            limits.soft_nodes = Some(level.nodes_for(limits.soft_time, self.move_overhead));
+            limits.soft_nodes = Some(level.nodes_for(limits.soft_time, self.options.move_overhead));
             limits.min_depth = strength::MIN_DEPTH;
             limits.multipv = limits.multipv.max(level.lines);
             limits.resume = false;
         }
-        let (key, seed) = (pos.key(), self.strength_seed);
+        let (key, seed) = (pos.key(), self.options.strength_seed);
         if !notes.is_empty() {
             self.info(&notes.join("; "));
         }
         self.apply_pending_if_idle();
 
-        let style =
-            InfoStyle { chess960: self.chess960, show_wdl: self.show_wdl, material: wdl::material(&pos) };
+        let style = InfoStyle {
+            chess960: self.options.chess960,
+            show_wdl: self.options.show_wdl,
+            material: wdl::material(&pos),
+        };
         let last_lines = LastLines::default();
         let reporter = Box::new(UciReporter {
             out: self.out.clone(),
@@ -101,10 +104,10 @@ impl Session {
                 let _ = inbox.try_send((crate::input::Input::SearchEnded, std::time::Instant::now()));
             }
         });
-        self.pondering = params.ponder;
-        self.infinite = params.infinite;
-        self.stopping = false;
-        self.engine.go(self.board.clone(), limits, params.ponder, params.infinite, reporter, on_done);
+        self.search.pondering = params.ponder;
+        self.search.infinite = params.infinite;
+        self.search.stopping = false;
+        self.engine.go(self.root.board.clone(), limits, params.ponder, params.infinite, reporter, on_done);
     }
 
     /// The search limits `go` asks for. Values out of range are brought into range, each with a
@@ -143,7 +146,7 @@ impl Session {
         if let Some(m) = params.movestogo.filter(|&m| m <= 0) {
             notes.push(format!("movestogo {m} means no moves to go; ignored"));
         }
-        let (time, inc, field) = match self.board.position().side_to_move() {
+        let (time, inc, field) = match self.root.board.position().side_to_move() {
             Color::White => (wtime, winc, "wtime"),
             Color::Black => (btime, binc, "btime"),
         };
@@ -162,12 +165,13 @@ impl Session {
             moves_to_go: movestogo.map(|m| m as u32),
             move_time: movetime.map(millis),
         };
-        let mut time_limits = if params.infinite { None } else { allocate(&clock, self.move_overhead) };
+        let mut time_limits =
+            if params.infinite { None } else { allocate(&clock, self.options.move_overhead) };
         // Thinking on the opponent's time pays for a longer plan: a quarter more, as Stockfish.
-        if let Some(limits) = time_limits.as_mut().filter(|l| self.ponder && !l.fixed) {
+        if let Some(limits) = time_limits.as_mut().filter(|l| self.options.ponder && !l.fixed) {
             limits.soft = (limits.soft + limits.soft / 4).min(limits.hard);
         }
-        if self.debug {
+        if self.options.debug {
             notes.push(format!("time limits {time_limits:?}"));
         }
         Limits {
@@ -182,15 +186,15 @@ impl Session {
             fixed_time: time_limits.is_some_and(|t| t.fixed),
             clock: clock.time,
             search_moves,
-            multipv: self.multipv,
-            contempt: self.contempt,
+            multipv: self.options.multipv,
+            contempt: self.options.contempt,
             // An analysis resumes from the table: `go infinite`, or in analysis mode a search
             // without a clock or a time limit (a resumed first iteration may not complete in a
             // short `movetime`, and would then report nothing). Games (a clock, or pondering)
             // search from depth 1 as always.
             resume: !params.ponder
                 && (params.infinite
-                    || (self.analyse_mode && clock.time.is_none() && clock.move_time.is_none())),
+                    || (self.options.analyse_mode && clock.time.is_none() && clock.move_time.is_none())),
             // The engine finds what an earlier search of the root completed.
             resume_from: None,
         }

@@ -52,9 +52,9 @@ impl Session {
             }
         };
         let what = choice.describe();
-        self.network_choice = choice;
+        self.options.network_choice = choice;
         let when = if self.is_searching() { "from the next search on" } else { "from now on" };
-        self.defer(Change::Network(Arc::clone(&self.network_choice.network)));
+        self.defer(Change::Network(Arc::clone(&self.options.network_choice.network)));
         self.info(&format!("EvalFile: searches use {what} {when}"));
     }
 
@@ -68,7 +68,7 @@ impl Session {
     /// `eval`: what the network searches use makes of the current position, bucket by bucket,
     /// and the evaluation the search takes from it.
     pub(super) fn eval(&mut self) {
-        let text = describe_evaluation(self.engine.network(), self.board.position());
+        let text = describe_evaluation(self.engine.network(), self.root.board.position());
         self.line(&text);
     }
 }

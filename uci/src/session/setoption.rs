@@ -39,17 +39,17 @@ impl Session {
                 }
                 Err(e) => self.info(&format!("{e}; kept {}", self.engine.pool().numa_policy())),
             },
-            OptionId::MultiPv => self.multipv = value.spin() as usize,
-            OptionId::MoveOverhead => self.move_overhead = Duration::from_millis(value.spin() as u64),
-            OptionId::Contempt => self.contempt = value.spin() as i32,
-            OptionId::Chess960 => self.chess960 = value.check(),
-            OptionId::ShowWdl => self.show_wdl = value.check(),
-            OptionId::AnalyseMode => self.analyse_mode = value.check(),
-            OptionId::LimitStrength => self.limit_strength = value.check(),
-            OptionId::Elo => self.elo = value.spin(),
-            OptionId::StrengthSeed => self.strength_seed = value.spin() as u64,
+            OptionId::MultiPv => self.options.multipv = value.spin() as usize,
+            OptionId::MoveOverhead => self.options.move_overhead = Duration::from_millis(value.spin() as u64),
+            OptionId::Contempt => self.options.contempt = value.spin() as i32,
+            OptionId::Chess960 => self.options.chess960 = value.check(),
+            OptionId::ShowWdl => self.options.show_wdl = value.check(),
+            OptionId::AnalyseMode => self.options.analyse_mode = value.check(),
+            OptionId::LimitStrength => self.options.limit_strength = value.check(),
+            OptionId::Elo => self.options.elo = value.spin(),
+            OptionId::StrengthSeed => self.options.strength_seed = value.spin() as u64,
             OptionId::Opponent => {}
-            OptionId::Ponder => self.ponder = value.check(),
+            OptionId::Ponder => self.options.ponder = value.check(),
             OptionId::ClearHash => {
                 // In order with Save Hash and Load Hash, after a running search like them.
                 if self.is_searching() {
@@ -58,23 +58,23 @@ impl Session {
                 self.defer(Change::Table(HashIo::Clear));
             }
             OptionId::HashFile => {
-                self.hash_file = value.text();
+                self.options.hash_file = value.text();
                 self.load_kept_hash_file();
             }
-            OptionId::NeverClearHash => self.never_clear_hash = value.check(),
+            OptionId::NeverClearHash => self.options.never_clear_hash = value.check(),
             OptionId::KeepHashFile => {
                 let on = value.check();
-                let was = std::mem::replace(&mut self.keep_hash_file, on);
+                let was = std::mem::replace(&mut self.options.keep_hash_file, on);
                 if on && !was {
                     self.load_kept_hash_file();
                 }
             }
             OptionId::SaveHash | OptionId::LoadHash => {
-                if self.hash_file.is_empty() {
+                if self.options.hash_file.is_empty() {
                     self.info(&format!("{name}: set the option Hash File to a path first"));
                     return;
                 }
-                let path = self.hash_file.clone();
+                let path = self.options.hash_file.clone();
                 self.defer(Change::Table(if id == OptionId::SaveHash {
                     HashIo::Save(path)
                 } else {
@@ -82,20 +82,20 @@ impl Session {
                 }));
             }
             OptionId::SyzygyPath => {
-                self.syzygy.path = value.text();
-                self.syzygy.tables = None;
+                self.options.syzygy.path = value.text();
+                self.options.syzygy.tables = None;
                 self.syzygy_changed();
             }
             OptionId::SyzygyProbeDepth => {
-                self.syzygy.probe_depth = value.spin() as i32;
+                self.options.syzygy.probe_depth = value.spin() as i32;
                 self.syzygy_changed();
             }
             OptionId::SyzygyProbeLimit => {
-                self.syzygy.probe_limit = value.spin() as usize;
+                self.options.syzygy.probe_limit = value.spin() as usize;
                 self.syzygy_changed();
             }
             OptionId::Syzygy50MoveRule => {
-                self.syzygy.rule50 = value.check();
+                self.options.syzygy.rule50 = value.check();
                 self.syzygy_changed();
             }
             OptionId::SmpHelpers => match value.text().parse() {
@@ -128,8 +128,8 @@ impl Session {
     /// Search with `tables`, already opened from `path` and shared with other sessions (a
     /// server's), as if `SyzygyPath` had named `path`.
     pub fn share_tablebases(&mut self, path: &str, tables: Arc<Tablebases>) {
-        self.syzygy.path = path.to_string();
-        self.syzygy.tables = Some(tables);
+        self.options.syzygy.path = path.to_string();
+        self.options.syzygy.tables = Some(tables);
         self.syzygy_changed();
     }
 
@@ -141,8 +141,8 @@ impl Session {
     /// Load the tables named by `SyzygyPath` (once) and hand them with the probe settings to
     /// the pool; every unreadable directory is reported.
     fn apply_syzygy(&mut self) {
-        if self.syzygy.tables.is_none() && !self.syzygy.path.is_empty() {
-            let (tables, warnings) = Tablebases::open(&self.syzygy.path);
+        if self.options.syzygy.tables.is_none() && !self.options.syzygy.path.is_empty() {
+            let (tables, warnings) = Tablebases::open(&self.options.syzygy.path);
             let mut message = warnings.join("; ");
             if tables.files() > 0 {
                 if !message.is_empty() {
@@ -153,17 +153,17 @@ impl Session {
                     tables.files(),
                     tables.max_pieces()
                 ));
-                self.syzygy.tables = Some(Arc::new(tables));
+                self.options.syzygy.tables = Some(Arc::new(tables));
             } else if message.is_empty() {
                 message = "SyzygyPath: no Syzygy table files found".to_string();
             }
             self.info(&message);
         }
-        let settings = self.syzygy.tables.as_ref().map(|tables| TbSettings {
+        let settings = self.options.syzygy.tables.as_ref().map(|tables| TbSettings {
             tables: Arc::clone(tables),
-            probe_depth: self.syzygy.probe_depth,
-            probe_limit: self.syzygy.probe_limit,
-            rule50: self.syzygy.rule50,
+            probe_depth: self.options.syzygy.probe_depth,
+            probe_limit: self.options.syzygy.probe_limit,
+            rule50: self.options.syzygy.rule50,
         });
         self.engine.set_tablebases(settings);
     }
@@ -240,24 +240,27 @@ impl Session {
     /// A file saved under another network than `EvalFile` names now waits for the `EvalFile`
     /// that names its network: a GUI sets the options in an order of its own.
     fn load_kept_hash_file(&mut self) {
-        if !self.keep_hash_file || self.hash_file.is_empty() || !Path::new(&self.hash_file).exists() {
+        if !self.options.keep_hash_file
+            || self.options.hash_file.is_empty()
+            || !Path::new(&self.options.hash_file).exists()
+        {
             return;
         }
-        let named = self.network_choice.network.hash();
-        match TranspositionTable::saved_evaluation(Path::new(&self.hash_file)) {
+        let named = self.options.network_choice.network.hash();
+        match TranspositionTable::saved_evaluation(Path::new(&self.options.hash_file)) {
             Some(saved) if saved != named => self.info(&format!(
                 "Keep Hash File: '{}' was saved under the network {saved:016x}; it is loaded once EvalFile names that network",
-                self.hash_file
+                self.options.hash_file
             )),
-            _ => self.defer(Change::Table(HashIo::Load(self.hash_file.clone()))),
+            _ => self.defer(Change::Table(HashIo::Load(self.options.hash_file.clone()))),
         }
     }
 
     /// With `Keep Hash File` on, saves the table to `Hash File` (at `ucinewgame` and `quit`,
     /// with no search running).
     pub(super) fn save_kept_hash_file(&mut self) {
-        if self.keep_hash_file && !self.hash_file.is_empty() {
-            let done = self.engine.save_hash(Path::new(&self.hash_file));
+        if self.options.keep_hash_file && !self.options.hash_file.is_empty() {
+            let done = self.engine.save_hash(Path::new(&self.options.hash_file));
             match done {
                 Ok(message) | Err(message) => self.info(&message),
             }
