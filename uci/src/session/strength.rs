@@ -108,19 +108,18 @@ fn draw(key: u64, seed: u64, index: usize) -> f64 {
 
 /// The move to play and its ponder move, chosen among the search's last lines: each line's score
 /// plus a draw of up to `spread` centipawns, the highest wins. A line the search found lost by
-/// force is left out unless every line is. `None` when there are no lines (the search's own
-/// move stands).
+/// force is left out unless every line is, and a forced mate the search proved is played as
+/// found, the shortest first: a level may miss a mate, never pass over one it has seen. `None`
+/// when there are no lines (the search's own move stands).
 pub fn choose(lines: &[SearchInfo], level: &Level, key: u64, seed: u64) -> Option<(Move, Move)> {
     let candidates: Vec<&SearchInfo> = lines.iter().filter(|l| !l.pv.is_empty()).collect();
     let best = candidates.iter().map(|l| l.score).max()?;
     let lost = |l: &SearchInfo| l.score <= -MATE_BOUND && best > -MATE_BOUND;
+    let spread = if best >= MATE_BOUND { 0.0 } else { f64::from(level.spread) };
     let chosen = candidates
         .iter()
         .filter(|l| !lost(l))
-        .map(|l| {
-            let push = f64::from(level.spread) * draw(key, seed, l.multipv);
-            (f64::from(l.score) + push, *l)
-        })
+        .map(|l| (f64::from(l.score) + spread * draw(key, seed, l.multipv), *l))
         .max_by(|a, b| a.0.total_cmp(&b.0))?
         .1;
     Some((chosen.pv[0], chosen.pv.get(1).copied().unwrap_or(Move::NULL)))
@@ -213,6 +212,11 @@ mod tests {
             assert_eq!(mv, lines[0].pv[0]);
             let (mv, _) = choose(&lines, &level(MIN_ELO), key, 1).unwrap();
             assert_ne!(mv, lines[2].pv[0], "the mated line");
+        }
+        // A proven mate is played, the shortest of them, whatever the draw.
+        let mates = [line(1, 31_995, 12, 28), line(2, 31_999, 11, 27), line(3, 400, 10, 26)];
+        for seed in 0..50 {
+            assert_eq!(choose(&mates, &level(MIN_ELO), 5, seed).map(|c| c.0), Some(mates[1].pv[0]), "{seed}");
         }
         // When every line is lost, one is still played.
         let all_lost = [line(1, -31_000, 12, 28), line(2, -31_500, 11, 27)];
