@@ -220,10 +220,29 @@ impl Reporter for UciReporter {
 /// or the threads' vote), one line gives the result's move, score and line instead, so the last
 /// `info` always agrees with `bestmove`. Empty when the last lines say it all.
 pub fn closing_info(last: &[SearchInfo], result: &SearchResult, elapsed: Duration) -> Vec<SearchInfo> {
-    let Some(principal) = last.first() else { return Vec::new() };
     if result.best_move.is_null() {
         return Vec::new();
     }
+    let Some(principal) = last.first() else {
+        // Nothing reported: a resumed analysis stopped before its first iteration completed
+        // answers with the line it resumed, which one line gives.
+        return if result.depth > 0 && result.pv.first() == Some(&result.best_move) {
+            vec![SearchInfo {
+                depth: result.depth,
+                seldepth: result.depth as usize,
+                multipv: 1,
+                score: result.score,
+                bound: result.bound,
+                nodes: result.nodes,
+                time: elapsed,
+                hashfull: 0,
+                tb_hits: 0,
+                pv: result.pv.clone(),
+            }]
+        } else {
+            Vec::new()
+        };
+    };
     if principal.pv.first() == Some(&result.best_move) {
         let exact = principal.bound == Bound::Exact;
         if exact && result.nodes <= principal.nodes {
@@ -331,7 +350,13 @@ mod tests {
         let mut finished = result(&["e2e4"], 31);
         finished.nodes = last.nodes;
         assert!(closing_info(std::slice::from_ref(&last), &finished, elapsed).is_empty());
-        assert!(closing_info(&[], &result(&["d2d4"], 40), elapsed).is_empty());
+        // Nothing reported (a resumed analysis stopped at once): the line it answers with.
+        let resumed = closing_info(&[], &result(&["d2d4", "g1f3"], 40), elapsed);
+        let [resumed] = resumed.as_slice() else { panic!("one closing line: {resumed:?}") };
+        assert_eq!((resumed.depth, resumed.score, resumed.pv.len(), resumed.nodes), (7, 40, 2, 6000));
+        let mut nothing = result(&["d2d4"], 40);
+        nothing.depth = 0;
+        assert!(closing_info(&[], &nothing, elapsed).is_empty());
         let closing = closing_info(std::slice::from_ref(&last), &result(&["d2d4"], 40), elapsed);
         let [closing] = closing.as_slice() else { panic!("one closing line: {closing:?}") };
         assert_eq!((closing.pv[0], closing.score, closing.depth, closing.nodes), (mv("d2d4"), 40, 7, 6000));

@@ -31,6 +31,16 @@ pub struct SearchResult {
 /// nothing worth saving).
 const RESUME_MIN_DEPTH: i32 = 6;
 
+/// Where a resumed analysis starts: the depth an earlier search completed, its score and line
+/// (the answer until an iteration of this search completes), and where they come from.
+struct Resume {
+    depth: i32,
+    score: i32,
+    bound: Bound,
+    pv: Vec<Move>,
+    source: &'static str,
+}
+
 /// Aspiration fail-high/low lines are only printed once the search has run this long.
 const BOUND_REPORT_DELAY: Duration = Duration::from_secs(3);
 
@@ -114,12 +124,15 @@ impl Searcher {
         let resume = self.resumable_depth(&root, limits, ctx);
         let resumed = resume.is_some();
         let first_depth = match resume {
-            Some((depth, score, source)) => {
+            Some(Resume { depth, score, bound, pv, source }) => {
                 previous_scores.fill(score);
                 previous_score = score;
                 if let Some(reporter) = reporter {
                     reporter.note(&format!("resuming the analysis at depth {depth}, {source}"));
                 }
+                // Stopped before its first iteration completes, the search answers with the
+                // line it resumed, never with a move it did not search.
+                result = SearchResult { best_move: pv[0], score, bound, depth, pv, ..result };
                 depth.min(max_depth)
             }
             None => 1,
@@ -156,6 +169,12 @@ impl Searcher {
                 lines.push((self.root_group, self.tb_root_score(score, self.root_group), pv));
             }
             if self.stopped {
+                // With several lines, those this iteration completed before the stop stand:
+                // line 1 is the best of every root move at this depth.
+                if let Some((_, score, pv)) = lines.into_iter().next() {
+                    result =
+                        SearchResult { best_move: pv[0], score, bound: Bound::Exact, depth, pv, ..result };
+                }
                 break;
             }
 
@@ -202,7 +221,7 @@ impl Searcher {
         root: &crate::board::Position,
         limits: &Limits,
         ctx: &SharedState<'_>,
-    ) -> Option<(i32, i32, &'static str)> {
+    ) -> Option<Resume> {
         if !limits.resume || self.root_tb.is_some() {
             return None;
         }
@@ -215,9 +234,25 @@ impl Searcher {
             Some(record)
                 if record.depth >= RESUME_MIN_DEPTH && record.pv.first().is_some_and(|&m| playable(m)) =>
             {
-                Some((record.depth, record.score, "the depth the last search of this position completed"))
+                Some(Resume {
+                    depth: record.depth,
+                    score: record.score,
+                    bound: record.bound,
+                    pv: record.pv.clone(),
+                    source: "the depth the last search of this position completed",
+                })
             }
-            _ => Some((entry.depth, entry.score, "the depth the table holds")),
+            _ => Some(Resume {
+                depth: entry.depth,
+                score: entry.score,
+                bound: match entry.bound {
+                    crate::tt::BOUND_LOWER => Bound::Lower,
+                    crate::tt::BOUND_UPPER => Bound::Upper,
+                    _ => Bound::Exact,
+                },
+                pv: vec![entry.mv],
+                source: "the depth the table holds",
+            }),
         }
     }
 
@@ -360,6 +395,49 @@ impl Searcher {
             hashfull: ctx.tt.hashfull(),
             tb_hits: ctx.tb.map_or(0, |tb| tb.hits.load(Ordering::Relaxed)),
             pv,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::board::Position;
+    use crate::search::RootRecord;
+    use crate::tt::TranspositionTable;
+
+    /// An analysis resumed at the depth an earlier search completed, and stopped before its
+    /// first iteration completes, answers with the line it resumed and that depth, never with
+    /// the first move generated.
+    #[test]
+    fn a_resumed_search_stopped_at_once_answers_with_the_line_it_resumed() {
+        let fen = "r1bq1rk1/pp2ppbp/2np1np1/8/3NP3/2N1BP2/PPPQ2PP/R3KB1R w KQ - 3 9";
+        let board = Board::new(Position::from_fen(fen).expect("valid FEN"));
+        let tt = TranspositionTable::new(16);
+        let mut searcher = Searcher::new();
+        let first = searcher.search_alone(&board, &Limits::depth(10), &tt, None);
+        let generated_first = legal_moves(board.position()).iter().next().copied().expect("a move");
+        assert_ne!(first.best_move, generated_first, "the test needs a best move generated later");
+        let record = RootRecord {
+            key: board.position().key(),
+            depth: first.depth,
+            score: first.score,
+            bound: first.bound,
+            pv: first.pv.clone(),
+        };
+        for multipv in [1, 3] {
+            // One node: the stop comes at the resumed iteration's root.
+            let limits = Limits {
+                resume: true,
+                resume_from: Some(record.clone()),
+                nodes: Some(1),
+                multipv,
+                ..Limits::default()
+            };
+            let resumed = searcher.search_alone(&board, &limits, &tt, None);
+            assert_eq!(resumed.best_move, first.best_move, "MultiPV {multipv}");
+            assert_eq!((resumed.depth, resumed.score), (first.depth, first.score), "MultiPV {multipv}");
+            assert_eq!(resumed.pv.first(), Some(&first.best_move));
         }
     }
 }
