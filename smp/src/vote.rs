@@ -19,6 +19,7 @@ use engine::board::Move;
 use engine::search::score::MATE_BOUND;
 use engine::search::SearchResult;
 use std::borrow::Borrow;
+use std::collections::HashMap;
 use std::fmt;
 use std::str::FromStr;
 
@@ -79,13 +80,12 @@ pub fn choose<R: Borrow<SearchResult>>(results: &[Option<R>], mode: VoteMode) ->
         .collect();
     let Some(&(first, _)) = usable.first() else { return 0 };
     let worst = usable.iter().map(|(_, r)| r.score).min().unwrap_or(0);
-    let weight_of = |mv: Move| -> i64 {
-        usable
-            .iter()
-            .filter(|(_, r)| r.best_move == mv)
-            .map(|(_, r)| (r.score - worst + 14) as i64 * r.depth as i64)
-            .sum()
-    };
+    // Each move's weight, summed once: a lookup per thread, not a pass over every thread.
+    let mut weights: HashMap<Move, i64> = HashMap::with_capacity(usable.len());
+    for (_, r) in &usable {
+        *weights.entry(r.best_move).or_default() += (r.score - worst + 14) as i64 * r.depth as i64;
+    }
+    let weight_of = |mv: Move| -> i64 { weights.get(&mv).copied().unwrap_or(0) };
 
     let mut best = first;
     let mut best_result = usable[0].1;
@@ -128,6 +128,36 @@ mod tests {
             nodes: 0,
             pv: vec![mv],
         })
+    }
+
+    /// The weights summed once per move choose as summing them for each thread did: many
+    /// threads, few moves, every score and depth, against a direct count.
+    #[test]
+    fn the_vote_of_many_threads_is_the_move_with_most_weight() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |n: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % n
+        };
+        for _ in 0..200 {
+            let results: Vec<Option<SearchResult>> = (0..1 + next(300))
+                .map(|_| result(8 + next(6) as u8, next(200) as i32 - 100, 1 + next(20) as i32))
+                .collect();
+            let usable: Vec<&SearchResult> = results.iter().flatten().collect();
+            let worst = usable.iter().map(|r| r.score).min().unwrap();
+            let weight = |mv: Move| -> i64 {
+                usable
+                    .iter()
+                    .filter(|r| r.best_move == mv)
+                    .map(|r| (r.score - worst + 14) as i64 * r.depth as i64)
+                    .sum()
+            };
+            let chosen = results[choose(&results, VoteMode::All)].as_ref().unwrap();
+            let most = usable.iter().map(|r| weight(r.best_move)).max().unwrap();
+            assert_eq!(weight(chosen.best_move), most);
+        }
     }
 
     #[test]
