@@ -35,7 +35,7 @@
 # (/proc/sys/kernel/sched_autogroup_enabled is 1) a session of its own is weighed as a group
 # against the rest of the machine whatever its nice: start lowers that group to nice 19 too
 # (echo 19 > /proc/PID/autogroup) when it is not the caller's group.
-# LAZULI_DATAGEN_NODES replaces the 5000 soft nodes of a new seed (tiny games for tests).
+# LAZULI_TEST_NODES replaces the 5000 soft nodes of a new seed (tiny games for tests).
 set -euo pipefail
 usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }
 die() { echo "datagen.sh: $*" >&2; exit 1; }
@@ -74,8 +74,8 @@ for number in "$seed_arg" "$games_arg" "$threads"; do
 done
 dir=$(realpath -m -- "$dir")
 case "$dir/" in "$repo"/*) die "the data directory $dir is inside the repository; use one outside it" ;; esac
-nodes=${LAZULI_DATAGEN_NODES:-5000}
-[[ "$nodes" =~ ^[1-9][0-9]*$ ]] || die "LAZULI_DATAGEN_NODES is not a positive number: $nodes"
+nodes=${LAZULI_TEST_NODES:-5000}
+[[ "$nodes" =~ ^[1-9][0-9]*$ ]] || die "LAZULI_TEST_NODES is not a positive number: $nodes"
 
 # Whether PID is a live process (a zombie, which nothing may reap here, is not).
 alive() {

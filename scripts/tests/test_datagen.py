@@ -1,6 +1,6 @@
 """Tests of scripts/datagen.sh, self-play data in the background: start, status, stop, resume,
 the choice of seeds and the damage check, in a temporary data directory with the release binary
-that LAZULI_BIN names (test-all.sh sets it), at 100 nodes a move (LAZULI_DATAGEN_NODES) so that
+that LAZULI_BIN names (test-all.sh sets it), at 100 nodes a move (LAZULI_TEST_NODES) so that
 a game takes milliseconds on one thread.
 
 Run: LAZULI_BIN=target/release/lazuli .venv/bin/python -m unittest discover -s scripts/tests
@@ -35,11 +35,14 @@ class DatagenScriptTest(unittest.TestCase):
         self.addCleanup(shutil.rmtree, self.dir, True)
         self.addCleanup(self.script, "stop")
 
-    def script(self, *args, nodes="100"):
-        env = dict(os.environ, LAZULI_DATA_DIR=self.dir, LAZULI_DATAGEN_NODES=nodes)
-        if nodes is None:
-            del env["LAZULI_DATAGEN_NODES"]
-        return subprocess.run(["bash", SCRIPT, *args], capture_output=True, text=True, timeout=60, env=env)
+    def script(self, command, *args, nodes="100"):
+        # The temporary directory, named on the command line, overrides any data directory the
+        # environment names.
+        env = {k: v for k, v in os.environ.items() if k != "LAZULI_TEST_NODES"}
+        if nodes is not None:
+            env["LAZULI_TEST_NODES"] = nodes
+        return subprocess.run(["bash", SCRIPT, command, "--dir", self.dir, *args],
+                              capture_output=True, text=True, timeout=60, env=env)
 
     def ok(self, *args):
         done = self.script(*args)
