@@ -51,6 +51,15 @@ fn temp_dir(test: &str) -> PathBuf {
     dir
 }
 
+/// A test's directory, a network file of random weights (`seed`) in it, and the path a table
+/// file of the test goes to.
+fn network_and_table(test: &str, seed: u64) -> (PathBuf, String, String) {
+    let dir = temp_dir(test);
+    let network = write(&dir, "random.nnue", &network_file(256, seed));
+    let table = dir.join("table.lzh").display().to_string();
+    (dir, network, table)
+}
+
 fn write(dir: &Path, name: &str, bytes: &[u8]) -> String {
     let path = dir.join(name);
     std::fs::write(&path, bytes).expect("write a test file");
@@ -220,9 +229,7 @@ fn eval_shows_every_bucket_the_chosen_one_and_the_searchs_evaluation() {
 /// `Save Hash` pressed before an `EvalFile` change saves the table of the network it came from.
 #[test]
 fn options_sent_during_a_search_take_effect_in_their_order() {
-    let dir = temp_dir("order");
-    let network = write(&dir, "random.nnue", &network_file(256, 12));
-    let table = dir.join("table.lzh").display().to_string();
+    let (dir, network, table) = network_and_table("order", 12);
     let mut engine = Engine::start();
     engine.send(&format!("setoption name Hash File value {table}"));
     engine.send("position startpos");
@@ -255,9 +262,7 @@ fn options_sent_during_a_search_take_effect_in_their_order() {
 /// came from is set, not refused before.
 #[test]
 fn a_kept_hash_file_of_a_loaded_network_is_loaded_whatever_the_order_of_the_options() {
-    let dir = temp_dir("kept");
-    let network = write(&dir, "random.nnue", &network_file(256, 13));
-    let table = dir.join("kept.lzh").display().to_string();
+    let (dir, network, table) = network_and_table("kept", 13);
     let mut first = Engine::start();
     first.set_eval_file(&network);
     first.send(&format!("setoption name Hash File value {table}"));
