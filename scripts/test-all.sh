@@ -29,7 +29,7 @@ if [ -n "$(git status --porcelain 2>/dev/null)" ] || ! git rev-parse --git-dir >
 fi
 # The SPSA build (search constants as UCI options) must keep compiling and offering them.
 cargo clippy --workspace --all-targets --features lazuli/spsa -- -D warnings
-cargo test --profile dev -p lazuli --features spsa --lib options
+cargo test --profile dev -p lazuli-uci --features spsa --lib options
 # The client tests drive the release binary.
 cargo build --release
 binary="${CARGO_TARGET_DIR:-target}/release/lazuli"
@@ -43,8 +43,8 @@ if [ "${CI:-}" = true ]; then
 fi
 cluster_binary=
 if command -v mpirun >/dev/null && pkg-config --exists mpich 2>/dev/null; then
-    cargo clippy -p lazuli --all-targets --features cluster -- -D warnings
-    cargo test --profile dev -p lazuli --features cluster --lib cluster
+    cargo clippy -p lazuli -p lazuli-uci --all-targets --features lazuli/cluster -- -D warnings
+    cargo test --profile dev -p lazuli-uci --features cluster --lib cluster
     LAZULI_DEFAULT_BIN="$binary" cargo test --profile dev -p lazuli --features cluster --test cluster
     cluster_binary="$(dirname "$(dirname "$binary")")/debug/lazuli"
 else
@@ -114,5 +114,5 @@ git clone --quiet --no-hardlinks . "$work/clone"
 # The clone's builds of the workspace crates carry the clone's paths (CARGO_MANIFEST_DIR, read by
 # the tests for their data) and look newer than this checkout's sources: remove them, so that
 # the next build here makes its own instead of running binaries that read a deleted directory.
-cargo clean --quiet --release -p lazuli -p lazuli-engine -p lazuli-smp -p lazuli-tests \
+cargo clean --quiet --release -p lazuli -p lazuli-uci -p lazuli-engine -p lazuli-smp -p lazuli-tests \
     -p lazuli-train -p lazuli-nnue-format -p lazuli-tools

@@ -67,6 +67,7 @@ class CodeLinesTest(unittest.TestCase):
                 "uci/src/session.rs": SESSION,
                 "uci/src/session/separate.rs": "fn not_counted() {}\n",
                 "uci/tests/protocol.rs": "fn not_counted() {}\n",
+                "lazuli/src/main.rs": "fn main() {}\n",
                 "uci/build.rs": "fn main() {}\n",
                 "smp/src/pool.rs": POOL,
                 "smp/src/lib.rs": "// only a comment\n\npub mod pool;\n",
@@ -82,6 +83,7 @@ class CodeLinesTest(unittest.TestCase):
             self.assertEqual(figures["smp"], 2)
             self.assertEqual(figures["pool"], 1)
             self.assertEqual(figures["smp+uci"], 16)
+            self.assertEqual(figures["binary"], 1)
             self.assertEqual(figures["session fields"], 4)
 
     def test_the_repository_is_counted(self):

@@ -1,8 +1,8 @@
-//! The UCI front end of Lazuli: the command line, the UCI protocol and session, and the server;
-//! the tools beside the engine (datagen, scaling, speedtest) are the `tools` crate.
+//! Lazuli's front ends over one `smp::Engine` each: the UCI protocol and session on standard
+//! input and output, the server for remote clients, the relay to a server and the cluster's
+//! ranks. The `lazuli` binary reads the command line and dispatches to them and to the tools.
 #![deny(unsafe_code)]
 
-pub mod cli;
 #[cfg(feature = "cluster")]
 pub mod cluster;
 pub mod command;
@@ -17,7 +17,6 @@ pub mod protocol;
 #[allow(unsafe_code)]
 pub mod sched;
 pub mod serve;
-pub mod serve_cli;
 pub mod session;
 pub mod version;
 pub mod wdl;

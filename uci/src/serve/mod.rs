@@ -153,9 +153,9 @@ fn refuse(stream: &TcpStream, who: &str, why: &str) {
     let _ = (&*stream).write_all(format!("error {why}\n").as_bytes());
 }
 
-/// Serves until the process is killed. The secret is printed (to standard output) only when
-/// it was generated.
-pub fn run(config: Config) -> Result<(), String> {
+/// Serves until the process is killed. Where it listens, and the secret when it was generated,
+/// go to `announce` (the command line prints them on standard output).
+pub fn run(config: Config, announce: impl Fn(&str)) -> Result<(), String> {
     crate::log::server_events_to_stderr();
     let secret = match &config.secret_file {
         Some(path) => Secret::from_file(path)?,
@@ -197,11 +197,11 @@ pub fn run(config: Config) -> Result<(), String> {
         },
         single_connection: config.max_connections == 1,
     });
-    tools::outln!("listening on {address}");
+    announce(&format!("listening on {address}"));
     if config.secret_file.is_none() {
-        tools::outln!("secret {}", server.secret.as_str());
-        tools::outln!(
-            "(generated for this run; clients need it: save it to a file for lazuli connect --secret-file)"
+        announce(&format!("secret {}", server.secret.as_str()));
+        announce(
+            "(generated for this run; clients need it: save it to a file for lazuli connect --secret-file)",
         );
     }
     if !address.ip().is_loopback() {

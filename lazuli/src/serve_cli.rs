@@ -1,8 +1,8 @@
 //! `lazuli serve`: its command line.
 
-use crate::serve::Config;
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::time::Duration;
+use uci::serve::Config;
 
 const SERVE_USAGE: &str = "lazuli serve [--listen ADDR:PORT] [--secret-file FILE] [options]";
 const SERVE_HELP: &str =
@@ -101,7 +101,7 @@ pub fn serve_command(args: &[String]) -> i32 {
         Ok(c) => c,
         Err(code) => return code,
     };
-    match crate::serve::run(config) {
+    match uci::serve::run(config, |line| tools::outln!("{line}")) {
         Ok(()) => 0,
         Err(e) => {
             eprintln!("lazuli serve: {e}");
@@ -113,7 +113,7 @@ pub fn serve_command(args: &[String]) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::serve::DEFAULT_LISTEN;
+    use uci::serve::DEFAULT_LISTEN;
 
     fn args(text: &str) -> Vec<String> {
         text.split_whitespace().map(String::from).collect()

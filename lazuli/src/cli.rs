@@ -1,9 +1,9 @@
 //! Command-line subcommands.
 
-use crate::perft::write_divide;
 use engine::bench::{run_bench, DEFAULT_BENCH_DEPTH};
 use engine::board::Position;
 use std::io::Write;
+use uci::perft::write_divide;
 
 const USAGE: &str = "usage: lazuli                      run the UCI engine (reads commands on stdin)
        lazuli bench [depth]         fixed-depth search of the bench positions (1 thread, 16 MB)
@@ -20,7 +20,7 @@ const USAGE: &str = "usage: lazuli                      run the UCI engine (read
 
 /// This binary's build, for the tools' reports.
 fn build() -> tools::Build {
-    tools::Build { name: crate::version::name(), commit: crate::version::COMMIT }
+    tools::Build { name: uci::version::name(), commit: uci::version::COMMIT }
 }
 
 /// Runs the command line and returns the process exit code.
@@ -28,9 +28,9 @@ pub fn run(args: &[String]) -> i32 {
     match args.first().map(String::as_str) {
         None => {
             #[cfg(feature = "cluster")]
-            crate::cluster::run_stdio();
+            uci::cluster::run_stdio();
             #[cfg(not(feature = "cluster"))]
-            crate::protocol::run_stdio();
+            uci::protocol::run_stdio();
             0
         }
         // `speedtest`, `scaling` and `datagen` print their own, longer help.
@@ -46,7 +46,7 @@ pub fn run(args: &[String]) -> i32 {
         Some("scaling") => tools::scaling_cli::scaling_command(&args[1..], &build()),
         Some("datagen") => tools::datagen_cli::datagen_command(&args[1..]),
         Some("serve") => crate::serve_cli::serve_command(&args[1..]),
-        Some("connect") => crate::connect::connect_command(&args[1..]),
+        Some("connect") => crate::connect_cli::connect_command(&args[1..]),
         // OpenBench passes the whole request as one argument (then `quit`).
         Some(spec) if spec.starts_with("genfens") => tools::datagen_cli::genfens_command(spec),
         Some("spsa") => {
@@ -57,7 +57,7 @@ pub fn run(args: &[String]) -> i32 {
             0
         }
         Some("--version" | "-V" | "version") => {
-            tools::outln!("{}", crate::version::name());
+            tools::outln!("{}", uci::version::name());
             0
         }
         Some("help" | "-h" | "--help") => {
