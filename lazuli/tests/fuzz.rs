@@ -8,8 +8,9 @@ use std::io::Write;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use uci::command::{parse, parse_line, Command, Parsed, MAX_LISTED};
+use uci::host::Host;
+use uci::input::Input;
 use uci::output::Output;
-use uci::protocol::{run_session, Input};
 use uci::session::Session;
 
 /// Whether `thread` ends within `limit`.
@@ -310,18 +311,13 @@ proptest! {
     fn session_survives_any_input(lines in prop::collection::vec(line(), 1..24)) {
         let sink = Captured::default();
         let out = Output::new(Box::new(sink.clone()));
-        let mut session = Session::new(out.clone());
         // The way the engine reads its input: a desk that answers what cannot wait, and the
         // session on its own thread taking every other line in order.
-        let desk = session.front_desk(out);
-        let (to_session, inbox) = crossbeam_channel::unbounded();
-        session.set_inbox(to_session.clone());
-        let running = std::thread::spawn(move || run_session(session, &inbox));
+        let host = Host::new(Session::new(out.clone()), out);
+        let inlet = host.inlet();
+        let running = std::thread::spawn(move || host.serve());
         let send = |line: &str| {
-            let input = Input::line(line.to_string());
-            if !desk.answers(&input) {
-                let _ = to_session.send((input, Instant::now()));
-            }
+            inlet.deliver(Input::line(line.to_string()));
         };
         // A `quit` among them ends the session: what comes after it is not read.
         let quits = |line: &String| matches!(parse_line(line), Ok(Parsed { command: Command::Quit, .. }));

@@ -494,3 +494,22 @@ def test_two_clients_search_at_once_each_with_its_own_network(tmp_path):
             client.close()
     finally:
         s.close()
+
+
+def test_a_websocket_go_that_waits_for_room_is_counted_once(server):
+    """A `go` the session cannot take yet (its inbox is full) is read once: `isready` after the
+    searches is answered in its turn, after a `go perft` before it, not ahead of it."""
+    with ws_connect(f"ws://127.0.0.1:{server.port}") as ws:
+        ws.send(f"auth {server.secret}")
+        assert ws.recv(timeout=5) == "authok"
+        # The session waits behind the first search at the second `go`; 64 lines fill its inbox
+        # and the third `go` waits for room for the rest of the first search.
+        ws.send("\n".join(["go movetime 1500", "go depth 1", *["debug off"] * 64, "go depth 1"]))
+        answers = 0
+        while answers < 3:
+            answers += ws.recv(timeout=10).startswith("bestmove")
+        ws.send("go perft 5\nisready")
+        lines = []
+        while not lines or lines[-1] != "readyok":
+            lines.append(ws.recv(timeout=10))
+        assert any(line.startswith("Nodes searched") for line in lines), lines

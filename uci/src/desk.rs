@@ -76,6 +76,10 @@ impl FrontDesk {
         FrontDesk { stopper, out, state }
     }
 
+    pub fn stop_handle(&self) -> smp::StopHandle {
+        self.stopper.clone()
+    }
+
     /// Whether the desk answered `input` itself (it is then not for the session).
     pub fn answers(&self, input: &Input) -> bool {
         let Input::Line(line) = input else { return false };

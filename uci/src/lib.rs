@@ -8,6 +8,7 @@ pub mod cluster;
 pub mod command;
 pub mod connect;
 pub mod desk;
+pub mod host;
 pub mod input;
 pub mod log;
 pub mod options;

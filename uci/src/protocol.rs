@@ -1,82 +1,48 @@
-//! The UCI loop, one input path: a reader thread turns the input into lines on a bounded
-//! channel, answering itself only what must be answered while the session waits for a search
-//! (`crate::desk`); the session handles every line in order, and is told on the same channel
-//! when a search has ended. End of input means `quit`.
+//! UCI on standard input and output, hosted as every front end is (`crate::host`), and the
+//! reader that splits any input into lines.
 //!
 //! Input is read in bounded chunks, so a line of gigabytes without a newline costs at most
 //! `MAX_LINE` bytes of memory: the excess is discarded as it arrives and the line is reported as
 //! too long once its newline (or the end of input) comes.
 
+use crate::host::Host;
 use crate::output::Output;
-use crate::session::{Flow, Session};
-use crossbeam_channel::{bounded, Receiver};
+use crate::session::Session;
 use std::io::{BufRead, BufReader, Read};
-use std::time::Instant;
 
 /// Longest input line accepted (a `position` with tens of thousands of moves fits).
 pub const MAX_LINE: usize = 1 << 20;
-/// Lines read ahead of the session: a writer that outpaces it (a script piping searches) is
-/// held back by its pipe, and memory stays bounded.
-pub const INBOX_LINES: usize = 64;
 /// Bytes read from the input at a time.
 const CHUNK: usize = 64 << 10;
 
 pub use crate::input::Input;
 
 pub fn run_stdio() {
-    run_lines(Output::stdout(), |_| {}, |deliver| read_lines(std::io::stdin().lock(), MAX_LINE, deliver));
+    let out = Output::stdout();
+    let host = Host::new(stdio_session(out.clone()), out);
+    run_or_exit(host, "lazuli-stdin", |inlet| {
+        read_lines(std::io::stdin().lock(), MAX_LINE, |input| inlet.deliver(input));
+    });
 }
 
-/// The UCI loop over the input `read` hands to `deliver` on its own thread, answered on `out`;
-/// `prepare` sets the session up before the first line.
-pub fn run_lines<R>(out: Output, prepare: impl FnOnce(&mut Session), read: R)
-where
-    R: FnOnce(&mut dyn FnMut(Input) -> bool) + Send + 'static,
-{
+/// The session of a process that speaks UCI on standard output, logging as the environment
+/// says (`crate::log`).
+pub fn stdio_session(out: Output) -> Session {
     if let Err(e) = crate::log::init_from_env() {
         eprintln!("{e}");
     }
-    let (lines, inbox) = bounded::<(Input, Instant)>(INBOX_LINES);
-    let mut session = Session::new(out.clone());
-    session.set_inbox(lines.clone());
-    prepare(&mut session);
+    let mut session = Session::new(out);
     session.report_kernel_selection();
-    let desk = session.front_desk(out);
-    let reader = std::thread::Builder::new().name("lazuli-stdin".into()).spawn(move || {
-        // Woken by `stop` while every core is busy searching: ask to run at once.
-        let short_slice = crate::sched::request_short_slice();
-        tracing::info!("input thread granted a short time slice: {short_slice}");
-        read(&mut |input| {
-            let received = Instant::now();
-            desk.answers(&input) || lines.send((input, received)).is_ok()
-        });
-        let _ = lines.send((Input::line("quit"), Instant::now()));
-    });
-    if let Err(e) = reader {
+    session
+}
+
+/// Runs `host` with `source` on a thread named `name` (`Host::run`); the process ends if the
+/// system refuses that thread.
+pub fn run_or_exit(host: Host, name: &str, source: impl FnOnce(&crate::host::Inlet) + Send + 'static) {
+    if let Err(e) = host.run(name, source) {
         // Nothing can be read without it: say so and end, rather than panic.
         eprintln!("lazuli: the system refused the input thread: {e}");
         std::process::exit(1);
-    }
-    run_session(session, &inbox);
-}
-
-/// Feeds `session` the lines from `inbox`, in order, until `quit` or until the inbox closes.
-pub fn run_session(mut session: Session, inbox: &Receiver<(Input, Instant)>) {
-    for (input, received) in inbox {
-        let flow = match input {
-            Input::Line(line) => session.handle_line(*line, received),
-            Input::TooLong(bytes, limit) => {
-                session.report_long_line(bytes, limit);
-                Flow::Continue
-            }
-            Input::SearchEnded => {
-                session.search_ended();
-                Flow::Continue
-            }
-        };
-        if flow == Flow::Quit {
-            break;
-        }
     }
 }
 

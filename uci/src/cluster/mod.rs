@@ -8,9 +8,10 @@ mod exchange;
 mod link;
 
 use crate::command::Command;
+use crate::host::Host;
 use crate::input::Input;
 use crate::output::Output;
-use crate::protocol::{read_lines, run_lines, MAX_LINE};
+use crate::protocol::{read_lines, run_or_exit, stdio_session, MAX_LINE};
 use engine::search::SearchResult;
 use engine::tt::TranspositionTable;
 use exchange::Exchange;
@@ -55,41 +56,33 @@ pub fn run_stdio() {
 
 fn lead(link: Link) -> Option<Arc<Exchange>> {
     let out = Output::stdout();
-    let mut started = None;
-    run_lines(
-        out.clone(),
-        |session| {
-            let exchange = Exchange::start(link, Some((out, session.stop_handle())));
-            session.set_peers(Arc::new(Rank::new(link, exchange.clone())));
-            started = Some(exchange);
-        },
-        move |deliver| {
-            read_lines(std::io::stdin().lock(), MAX_LINE, |input| {
-                if let Input::Line(line) = &input {
-                    link.send_line(&line.text);
-                }
-                deliver(input)
-            });
-            // The end of the input ends every process, as `quit` does (sent once only).
-            link.send_line("quit");
-        },
-    );
-    started
+    let mut session = stdio_session(out.clone());
+    let exchange = Exchange::start(link, Some((out.clone(), session.stop_handle())));
+    session.set_peers(Arc::new(Rank::new(link, exchange.clone())));
+    run_or_exit(Host::new(session, out), "lazuli-stdin", move |inlet| {
+        read_lines(std::io::stdin().lock(), MAX_LINE, |input| {
+            if let Input::Line(line) = &input {
+                link.send_line(&line.text);
+            }
+            inlet.deliver(input)
+        });
+        // The end of the input ends every process, as `quit` does (sent once only).
+        link.send_line("quit");
+    });
+    Some(exchange)
 }
 
 fn follow(link: Link) -> Option<Arc<Exchange>> {
     let exchange = Exchange::start(link, None);
-    let peers: Arc<dyn Peers> = Arc::new(Rank::new(link, exchange.clone()));
-    run_lines(
-        Output::new(Box::new(std::io::sink())),
-        |session| session.set_peers(peers),
-        move |deliver| {
-            link.receive_lines(|line| match follower_line(Input::line(line)) {
-                Some(input) => deliver(input),
-                None => true,
-            })
-        },
-    );
+    let out = Output::new(Box::new(std::io::sink()));
+    let mut session = stdio_session(out.clone());
+    session.set_peers(Arc::new(Rank::new(link, exchange.clone())));
+    run_or_exit(Host::new(session, out), "lazuli-leader", move |inlet| {
+        link.receive_lines(|line| match follower_line(Input::line(line)) {
+            Some(input) => inlet.deliver(input),
+            None => true,
+        })
+    });
     Some(exchange)
 }
 

@@ -1,9 +1,9 @@
 //! One client on plain TCP: `auth <secret>` as its first line, then UCI lines both ways.
 
 use super::{refuse, Server, Slot, FAILED_AUTH_DELAY, POLL};
+use crate::host::Host;
 use crate::output::Output;
-use crate::protocol::{read_lines, run_session, Input, INBOX_LINES};
-use crossbeam_channel::bounded;
+use crate::protocol::read_lines;
 use smp::StopHandle;
 use std::io::{Cursor, ErrorKind, Read, Write};
 use std::net::{Shutdown, TcpStream};
@@ -104,38 +104,33 @@ pub(super) fn serve(stream: TcpStream, server: &Server, who: &str, deadline: Ins
             let _ = closer.shutdown(Shutdown::Both);
         }),
     );
-    let mut session = server.session(out.clone(), gate);
-    let desk = session.front_desk(out);
-    let stopper = session.stop_handle();
-    let _ = stopper_slot.set(stopper.clone());
-
-    let (lines, inbox) = bounded::<(Input, Instant)>(INBOX_LINES);
-    session.set_inbox(lines.clone());
+    let host = Host::new(server.session(out.clone(), gate), out);
+    let _ = stopper_slot.set(host.inlet().stop_handle());
     let limits = server.limits.clone();
     let who_reader = who.to_string();
-    let reader = std::thread::Builder::new().name("lazuli-serve-in".into()).spawn(move || {
+    let reader = host.run("lazuli-serve-in", move |inlet| {
         let _ = reading.set_read_timeout(Some(POLL));
-        let polled =
-            Polled { stream: reading, clock: IdleClock::new(limits.idle, stopper.clone()), timed_out: false };
+        let polled = Polled {
+            stream: reading,
+            clock: IdleClock::new(limits.idle, inlet.stop_handle()),
+            timed_out: false,
+        };
         let mut rate = RateLimit::new(limits.lines_per_second);
         let mut polled_input = Cursor::new(rest).chain(polled);
         read_lines(&mut polled_input, limits.max_line, |input| {
             rate.take();
-            desk.answers(&input) || lines.send((input, Instant::now())).is_ok()
+            inlet.deliver(input)
         });
         if polled_input.get_ref().1.timed_out {
             tracing::info!("{who_reader}: idle for too long; closing");
         }
         // Gone or idle: nothing it started keeps running.
-        stopper.stop();
-        let _ = lines.send((Input::line("quit"), Instant::now()));
+        inlet.stop_handle().stop();
     });
     let Ok(reader) = reader else {
         tracing::warn!("{who}: cannot start its input thread");
         return;
     };
-    run_session(session, &inbox);
-    drop(inbox);
     let _ = stream.shutdown(Shutdown::Both);
     let _ = reader.join();
     tracing::info!("{who}: closed");

@@ -4,11 +4,11 @@
 //! `PING_EVERY`, and a client silent for `PEER_DEAD` (no pong either) is taken for gone.
 
 use super::conn::{IdleClock, RateLimit};
-use super::{Server, Slot, FAILED_AUTH_DELAY};
-use crate::desk::FrontDesk;
+use super::{InputLimits, Server, Slot, FAILED_AUTH_DELAY};
+use crate::host::{Arrival, Host, Inlet};
+use crate::input::Input;
 use crate::output::Output;
-use crate::protocol::{run_session, Input, INBOX_LINES};
-use crossbeam_channel::{bounded, Receiver, Sender, TryRecvError, TrySendError};
+use crossbeam_channel::{bounded, Receiver, Sender, TrySendError};
 use std::collections::VecDeque;
 use std::io::{ErrorKind, Read, Write};
 use std::net::TcpStream;
@@ -149,66 +149,101 @@ pub(super) fn serve(stream: TcpStream, server: &Server, who: &str, deadline: Ins
             }
         }),
     );
-    let mut session = server.session(out.clone(), gate);
-    let desk = session.front_desk(out);
-    let stopper = session.stop_handle();
-    let _ = stopper_slot.set(stopper.clone());
-    let (lines, inbox) = bounded::<(Input, Instant)>(INBOX_LINES);
-    session.set_inbox(lines.clone());
-    let session_thread = std::thread::Builder::new().name("lazuli-serve-ws".into()).spawn(move || {
-        run_session(session, &inbox);
+    let host = Host::new(server.session(out.clone(), gate), out);
+    let _ = stopper_slot.set(host.inlet().stop_handle());
+    let limits = server.limits.clone();
+    let first_lines: Vec<String> = first_lines.map(str::to_string).collect();
+    let who_pump = who.to_string();
+    let pump_thread = host.run("lazuli-serve-ws", move |inlet| {
+        let why = pump(&mut ws, &limits, first_lines, inlet, &outgoing, &failed);
+        tracing::info!("{who_pump}: {why}");
+        // Gone, idle or done: nothing it started keeps running.
+        inlet.stop_handle().stop();
+        let _ = ws.close(None);
+        let _ = ws.flush();
     });
-    let Ok(session_thread) = session_thread else {
-        tracing::warn!("{who}: cannot start its session thread");
-        return;
-    };
+    match pump_thread {
+        Ok(pump_thread) => {
+            let _ = pump_thread.join();
+            tracing::info!("{who}: closed");
+        }
+        Err(_) => tracing::warn!("{who}: cannot start its I/O thread"),
+    }
+}
 
-    let mut backlog: VecDeque<String> = first_lines.map(str::to_string).collect();
-    let idle = IdleClock::new(server.limits.idle, stopper.clone());
-    let why = pump(&mut ws, server, &mut backlog, (&lines, &desk), &outgoing, idle, &failed);
-    tracing::info!("{who}: {why}");
-    // Gone, idle or done: nothing it started keeps running.
-    stopper.stop();
-    let _ = lines.send((Input::line("quit"), Instant::now()));
-    drop(lines);
-    drop(outgoing);
-    let _ = session_thread.join();
-    let _ = ws.close(None);
-    let _ = ws.flush();
-    tracing::info!("{who}: closed");
+/// Input read from the client and admitted by the desk, waiting for room in the session's
+/// inbox, with its size in bytes.
+#[derive(Default)]
+struct Backlog {
+    waiting: VecDeque<Arrival>,
+    bytes: usize,
+}
+
+impl Backlog {
+    /// Reads the lines of `text` in, at the client's allowed rate: the desk sees each as it
+    /// arrives (`stop` acts at once).
+    fn read(&mut self, text: &str, inlet: &Inlet, rate: &mut RateLimit) {
+        for line in text.lines() {
+            rate.take();
+            if let Some(arrival) = inlet.admit(Input::line(line)) {
+                self.bytes += line.len();
+                self.waiting.push_back(arrival);
+            }
+        }
+    }
+
+    /// Hands the session what its inbox has room for; false once the session has gone.
+    fn offer(&mut self, inlet: &Inlet) -> bool {
+        while let Some(arrival) = self.waiting.pop_front() {
+            let bytes = match &arrival.0 {
+                Input::Line(line) => line.text.len(),
+                _ => 0,
+            };
+            match inlet.offer(arrival) {
+                Ok(()) => self.bytes -= bytes,
+                Err(TrySendError::Full(arrival)) => {
+                    self.waiting.push_front(arrival);
+                    break;
+                }
+                Err(TrySendError::Disconnected(_)) => return false,
+            }
+        }
+        true
+    }
 }
 
 /// Moves lines between the socket and the session until one side ends; returns why.
 fn pump(
     ws: &mut WebSocket<Timed>,
-    server: &Server,
-    backlog: &mut VecDeque<String>,
-    (lines, desk): (&Sender<(Input, Instant)>, &FrontDesk),
+    limits: &InputLimits,
+    first_lines: Vec<String>,
+    inlet: &Inlet,
     outgoing: &Receiver<String>,
-    mut idle: IdleClock,
     output_failed: &AtomicBool,
 ) -> &'static str {
     let _ = ws.get_ref().stream.set_read_timeout(Some(TICK));
     let _ = ws.get_ref().stream.set_write_timeout(Some(TICK));
-    let write_timeout = server.limits.write_timeout;
-    let max_backlog_bytes = BACKLOG_LINES_OF * server.limits.max_line;
-    let mut rate = RateLimit::new(server.limits.lines_per_second);
+    let max_backlog_bytes = BACKLOG_LINES_OF * limits.max_line;
+    let mut rate = RateLimit::new(limits.lines_per_second);
+    let mut idle = IdleClock::new(limits.idle, inlet.stop_handle());
+    let mut backlog = Backlog::default();
+    backlog.read(&first_lines.join("\n"), inlet, &mut rate);
     let (mut heard, mut written, mut pinged) = (Instant::now(), Instant::now(), Instant::now());
     // A message the WebSocket's full buffer refused, sent before any other.
     let mut waiting: Option<Message> = None;
-    let mut backlog_bytes: usize = backlog.iter().map(String::len).sum();
     loop {
         if output_failed.load(Ordering::SeqCst) {
             return "not reading its output; closing";
         }
+        // Read before the output is drained: all the session wrote before it ended goes out.
+        let session_ended = inlet.session_ended();
         // Output first: what waits, then every line the session has written, then a flush.
         loop {
             let message = match waiting.take() {
                 Some(message) => message,
                 None => match outgoing.try_recv() {
                     Ok(line) => Message::text(line),
-                    Err(TryRecvError::Empty) => break,
-                    Err(TryRecvError::Disconnected) => return "session ended",
+                    Err(_) => break,
                 },
             };
             match ws.write(message) {
@@ -226,25 +261,18 @@ fn pump(
             Err(e) if would_block(&e) => {}
             Err(_) => return "connection lost",
         }
-        if waiting.is_some() && written.elapsed() > write_timeout {
+        if waiting.is_some() && written.elapsed() > limits.write_timeout {
             return "not reading its output; closing";
         }
-
-        // Input the session can take, at the client's allowed rate.
-        while let Some(line) = backlog.front() {
-            let input = Input::line(line.clone());
-            let sent = if desk.answers(&input) { Ok(()) } else { lines.try_send((input, Instant::now())) };
-            match sent {
-                Ok(()) => {
-                    backlog_bytes -= line.len();
-                    backlog.pop_front();
-                    rate.take();
-                }
-                Err(TrySendError::Full(_)) => break,
-                Err(TrySendError::Disconnected(_)) => return "session ended",
-            }
+        if session_ended && waiting.is_none() {
+            return "session ended";
         }
-        if backlog.len() >= BACKLOG_LINES || backlog_bytes >= max_backlog_bytes {
+
+        // Input the session can take.
+        if !backlog.offer(inlet) {
+            return "session ended";
+        }
+        if backlog.waiting.len() >= BACKLOG_LINES || backlog.bytes >= max_backlog_bytes {
             // The client waits; its silence meanwhile is not its fault.
             heard = Instant::now();
             idle.touch();
@@ -255,18 +283,12 @@ fn pump(
             Ok(Message::Text(text)) => {
                 heard = Instant::now();
                 idle.touch();
-                for line in text.as_str().lines() {
-                    backlog_bytes += line.len();
-                    backlog.push_back(line.to_string());
-                }
+                backlog.read(text.as_str(), inlet, &mut rate);
             }
             Ok(Message::Binary(bytes)) => {
                 heard = Instant::now();
                 idle.touch();
-                for line in String::from_utf8_lossy(&bytes).lines() {
-                    backlog_bytes += line.len();
-                    backlog.push_back(line.to_string());
-                }
+                backlog.read(&String::from_utf8_lossy(&bytes), inlet, &mut rate);
             }
             Ok(Message::Close(_)) => return "closed by the client",
             Ok(_) => heard = Instant::now(),
