@@ -18,6 +18,8 @@ Read docs/serve.md before listening on anything but this machine: the traffic is
   --syzygy PATH          Syzygy tables every session starts with (clients cannot change the
                          path without --allow-files)
   --max-connections N    connections served at once, the rest refused (default 4)
+  --max-per-address N    connections open at once from one address, waiting for their secret
+                         or served (default 8)
   --max-threads N        Threads a connection may set (default: the logical cores)
   --max-hash MB          Hash a connection may set, at least 16 (default 4096)
   --total-threads N      Threads of all connections together (default: the logical cores, or
@@ -69,6 +71,7 @@ pub fn parse_serve(args: &[String]) -> Result<Config, String> {
             "--secret-file" => config.secret_file = Some(value.into()),
             "--syzygy" => config.syzygy = Some(value.clone()),
             "--max-connections" => config.max_connections = number(flag, value, 1, 1024)? as usize,
+            "--max-per-address" => config.max_per_address = number(flag, value, 1, 1024)? as usize,
             "--max-threads" => config.rules.max_threads = number(flag, value, 1, 1024)? as usize,
             "--max-hash" => config.rules.max_hash_mb = number(flag, value, 16, 1 << 20)? as usize,
             "--total-threads" => total_threads = Some(number(flag, value, 1, 1 << 16)? as usize),
@@ -125,18 +128,22 @@ mod tests {
         assert_eq!(c.listen, DEFAULT_LISTEN.parse().unwrap());
         assert!(c.listen.ip().is_loopback() && !c.rules.allow_files && c.secret_file.is_none());
         let c = parse_serve(&args(
-            "--listen 0.0.0.0:7000 --secret-file s --max-connections 1 --max-threads 8 --max-hash 512 \
+            "--listen 0.0.0.0:7000 --secret-file s --max-connections 1 --max-per-address 3 --max-threads 8 --max-hash 512 \
              --total-threads 16 --total-hash 2048 --allow-files --idle-timeout 0 --max-line 4096 --lines-per-second 10",
         ))
         .unwrap();
         assert_eq!(c.listen, "0.0.0.0:7000".parse().unwrap());
-        assert_eq!((c.max_connections, c.rules.max_threads, c.rules.max_hash_mb), (1, 8, 512));
+        assert_eq!(
+            (c.max_connections, c.max_per_address, c.rules.max_threads, c.rules.max_hash_mb),
+            (1, 3, 8, 512)
+        );
         assert_eq!((c.rules.total_threads, c.rules.total_hash_mb, c.rules.allow_files), (16, 2048, true));
         assert_eq!((c.limits.idle, c.limits.max_line, c.limits.lines_per_second), (None, 4096, 10));
         for bad in [
             "--listen",
             "--listen nowhere",
             "--max-connections 0",
+            "--max-per-address 0",
             "--max-threads x",
             "--bogus 1",
             "--max-line 10",

@@ -67,7 +67,8 @@ class Server:
 @pytest.fixture
 def server(tmp_path):
     s = Server(tmp_path, "--max-connections", "3", "--max-threads", "2", "--max-hash", "64",
-               "--auth-timeout", "2", "--write-timeout", "3", "--lines-per-second", "100000")
+               "--auth-timeout", "2", "--write-timeout", "3", "--lines-per-second", "100000",
+               "--max-per-address", "16")
     yield s
     assert s.proc.poll() is None, "the server died"
     s.close()
@@ -513,3 +514,31 @@ def test_a_websocket_go_that_waits_for_room_is_counted_once(server):
         while not lines or lines[-1] != "readyok":
             lines.append(ws.recv(timeout=10))
         assert any(line.startswith("Nodes searched") for line in lines), lines
+
+
+def test_one_address_cannot_take_every_connection(tmp_path):
+    """Connections from one address at once are capped; another address is still served."""
+    s = Server(tmp_path, "--max-per-address", "2", "--auth-timeout", "5")
+    try:
+        held = [Client(s.port), Client(s.port, s.secret)]
+        start = time.monotonic()
+        third = Client(s.port)
+        assert third.closed_without_output(timeout=4) and time.monotonic() - start < 2
+        other = socket.create_connection(("127.0.0.1", s.port), timeout=10, source_address=("127.0.0.2", 0))
+        other.sendall(f"auth {s.secret}\n".encode())
+        assert other.recv(100) == b"authok\n"
+        other.close()
+        held[0].close()
+        # A place freed is a place for that address again.
+        again = None
+        for _ in range(50):
+            again = Client(s.port)
+            again.send(f"auth {s.secret}")
+            if again.line(timeout=5) == "authok":
+                break
+            time.sleep(0.1)
+        else:
+            raise AssertionError("no place after one closed")
+        assert "from one address" in s.log_text()
+    finally:
+        s.close()

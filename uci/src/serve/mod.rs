@@ -13,8 +13,10 @@ pub use limits::{Budget, Rules};
 use crate::output::Output;
 use crate::session::Session;
 use engine::tb::Tablebases;
+use parking_lot::Mutex;
+use std::collections::HashMap;
 use std::io::Write;
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::net::{IpAddr, SocketAddr, TcpListener, TcpStream};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -48,6 +50,8 @@ pub struct Config {
     /// without `--allow-files`).
     pub syzygy: Option<String>,
     pub max_connections: usize,
+    /// Connections from one address at once, waiting or served.
+    pub max_per_address: usize,
     pub rules: Rules,
     pub limits: InputLimits,
 }
@@ -60,6 +64,7 @@ impl Config {
             secret_file: None,
             syzygy: None,
             max_connections: 4,
+            max_per_address: 8,
             rules: Rules {
                 max_threads: cores,
                 max_hash_mb: 4096,
@@ -97,6 +102,9 @@ struct Slots {
     served: AtomicUsize,
     max_served: usize,
     waiting: AtomicUsize,
+    /// Connections open from each address, so that one machine cannot take every place.
+    per_address: Mutex<HashMap<IpAddr, usize>>,
+    max_per_address: usize,
 }
 
 /// Connections at once that have not yet sent their secret.
@@ -108,6 +116,43 @@ struct Slot<'a>(&'a AtomicUsize);
 impl Drop for Slot<'_> {
     fn drop(&mut self) {
         self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// A connection's place among those from its address, given back when dropped.
+struct AddressSlot<'a> {
+    slots: &'a Slots,
+    address: IpAddr,
+}
+
+impl Slots {
+    /// Takes a place for a connection from `address`, if that address has one left.
+    fn take_address(&self, address: IpAddr) -> bool {
+        let mut open = self.per_address.lock();
+        let count = open.entry(address).or_insert(0);
+        *count += 1;
+        if *count > self.max_per_address {
+            drop(open);
+            self.release_address(address);
+            return false;
+        }
+        true
+    }
+
+    fn release_address(&self, address: IpAddr) {
+        let mut open = self.per_address.lock();
+        if let Some(count) = open.get_mut(&address) {
+            *count -= 1;
+            if *count == 0 {
+                open.remove(&address);
+            }
+        }
+    }
+}
+
+impl Drop for AddressSlot<'_> {
+    fn drop(&mut self) {
+        self.slots.release_address(self.address);
     }
 }
 
@@ -194,6 +239,8 @@ pub fn run(config: Config, announce: impl Fn(&str)) -> Result<(), String> {
             served: AtomicUsize::new(0),
             max_served: config.max_connections,
             waiting: AtomicUsize::new(0),
+            per_address: Mutex::default(),
+            max_per_address: config.max_per_address,
         },
         single_connection: config.max_connections == 1,
     });
@@ -219,24 +266,34 @@ pub fn run(config: Config, announce: impl Fn(&str)) -> Result<(), String> {
             }
         };
         let id = next.fetch_add(1, Ordering::Relaxed);
-        let who = match stream.peer_addr() {
-            Ok(peer) => format!("connection {id} from {peer}"),
-            Err(_) => format!("connection {id}"),
+        let Ok(peer) = stream.peer_addr() else {
+            tracing::warn!("connection {id}: refused: its address is unknown (gone already)");
+            continue;
         };
+        let who = format!("connection {id} from {peer}");
         if server.slots.waiting.load(Ordering::SeqCst) >= MAX_WAITING {
             tracing::warn!("{who}: refused: {MAX_WAITING} connections are already waiting to authenticate");
             continue;
         }
         let _ = stream.set_nodelay(true);
         keep_alive(&stream);
+        if !server.slots.take_address(peer.ip()) {
+            tracing::warn!(
+                "{who}: refused: {} connections from one address are open already",
+                server.slots.max_per_address
+            );
+            continue;
+        }
         let server_here = Arc::clone(&server);
         server.slots.waiting.fetch_add(1, Ordering::SeqCst);
         let spawned = std::thread::Builder::new().name(format!("lazuli-serve-{id}")).spawn(move || {
+            let _address = AddressSlot { slots: &server_here.slots, address: peer.ip() };
             let waiting = Slot(&server_here.slots.waiting);
             serve_connection(stream, &server_here, &who, waiting);
         });
         if let Err(e) = spawned {
             server.slots.waiting.fetch_sub(1, Ordering::SeqCst);
+            server.slots.release_address(peer.ip());
             tracing::warn!("connection {id}: cannot start a thread: {e}");
         }
     }
