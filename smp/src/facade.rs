@@ -4,10 +4,11 @@
 //! search completed, all of which a table file carries. Each search is handed the table by
 //! this owner.
 
+use crate::answer::Finish;
 use crate::pages::PageToucher;
 use crate::peers::Peers;
 use crate::pool::{Pool, Search};
-use crate::thread::{OnDone, TbSettings};
+use crate::thread::{OnBestmove, TbSettings};
 use engine::board::Board;
 use engine::nnue::{Network, NetworkCopies};
 use engine::search::{Limits, Reporter, RootRecord, SearchMemory, SharedHistories};
@@ -88,7 +89,7 @@ impl Engine {
         ponder: bool,
         infinite: bool,
         reporter: Box<dyn Reporter + Send>,
-        on_done: OnDone,
+        on_bestmove: OnBestmove,
     ) {
         self.pool.wait();
         self.tt.new_search();
@@ -98,47 +99,24 @@ impl Engine {
         if limits.resume {
             limits.resume_from = self.roots.lock().iter().find(|r| r.key == key).cloned();
         }
+        let mut finish = Finish::default();
         // A search of every root move is remembered for its root (before the answer, so that
         // the next `go` finds it).
-        let on_done: OnDone = if limits.search_moves.is_empty() {
-            let roots = Arc::clone(&self.roots);
-            Box::new(move |result, ended| {
-                if result.depth > 0 && !result.pv.is_empty() {
-                    let record = RootRecord {
-                        key,
-                        depth: result.depth,
-                        score: result.score,
-                        bound: result.bound,
-                        pv: result.pv.clone(),
-                    };
-                    SearchMemory::remember(&mut roots.lock(), record);
-                }
-                on_done(result, ended)
-            })
-        } else {
-            on_done
-        };
-        let on_done: OnDone = match self.peers.clone() {
-            Some(peers) => {
-                peers.search_on(&self.tt);
-                #[cfg(feature = "cluster")]
-                peers.count_with(self.pool.node_counts());
-                let vote = crate::peers::votes(&limits).then(|| self.pool.vote_mode());
-                let root = *board.position();
-                Box::new(move |result, ended| {
-                    // Every process searched this position; a move that is not legal here
-                    // came from one that did not, and is not played.
-                    let answer = peers.finish(result.clone(), vote);
-                    let legal = answer.best_move == result.best_move || root.is_legal_move(answer.best_move);
-                    on_done(if legal { answer } else { result }, ended)
-                })
-            }
-            None => on_done,
-        };
+        if limits.search_moves.is_empty() {
+            finish.remember = Some((Arc::clone(&self.roots), key));
+        }
+        if let Some(peers) = &self.peers {
+            peers.search_on(&self.tt);
+            #[cfg(feature = "cluster")]
+            peers.count_with(self.pool.node_counts());
+            let vote = crate::peers::votes(&limits).then(|| self.pool.vote_mode());
+            finish.peers = Some((Arc::clone(peers), vote));
+        }
         let table = Arc::clone(&self.tt);
         let network = Arc::clone(&self.network);
-        let search = Search { board, limits, ponder, infinite, table, tablebases: self.tb.clone(), network };
-        self.pool.go(search, reporter, on_done);
+        let tablebases = self.tb.clone();
+        let search = Search { board, limits, ponder, infinite, table, tablebases, network, finish };
+        self.pool.go(search, reporter, on_bestmove);
     }
 
     pub fn hash_mb(&self) -> usize {

@@ -4,6 +4,7 @@
 
 #![forbid(unsafe_code)]
 
+mod answer;
 mod facade;
 mod helpers;
 mod memory;
@@ -20,7 +21,7 @@ pub use helpers::HelperPolicy;
 pub use peers::NodeCounts;
 pub use peers::Peers;
 pub use pool::{Pool, Search, StopHandle};
-pub use thread::{Ended, OnDone, TbSettings};
+pub use thread::{Ended, OnBestmove, TbSettings};
 pub use vote::VoteMode;
 
 /// The cores this process may run on (its affinity mask and CPU quota included), at least 1.

@@ -4,10 +4,11 @@
 //! votes and answers; `stop` only raises a flag. The pool knows nothing of the table beyond the
 //! one each search is given: its owner is the `Engine` (`facade.rs`).
 
+use crate::answer::Finish;
 use crate::helpers::HelperPolicy;
 use crate::numa::{self, NumaPolicy, Plan};
 use crate::thread::{
-    fallback_answer, MainJob, OnDone, SearchJob, SearcherSetup, Shared, Signals, Task, TbSettings,
+    fallback_answer, MainJob, OnBestmove, SearchJob, SearcherSetup, Shared, Signals, Task, TbSettings,
 };
 use crate::vote::VoteMode;
 use crate::Ended;
@@ -49,6 +50,8 @@ pub struct Search {
     pub tablebases: Option<TbSettings>,
     /// The network to evaluate with, and its copies for the NUMA nodes threads run on.
     pub network: Arc<NetworkCopies>,
+    /// The engine's steps before the answer is given.
+    pub(crate) finish: Finish,
 }
 
 pub struct Pool {
@@ -252,15 +255,16 @@ impl Pool {
         self.wait();
     }
 
-    /// Start searching. Returns at once; `on_done` receives the result when all threads have
+    /// Start searching. Returns at once; `on_bestmove` receives the result when all threads have
     /// stopped. With `infinite` or `ponder`, the search does not end by itself before `stop`
     /// (or, when pondering, `ponderhit` after the limits are reached).
-    pub fn go(&mut self, search: Search, reporter: Box<dyn Reporter + Send>, on_done: OnDone) {
+    pub fn go(&mut self, search: Search, reporter: Box<dyn Reporter + Send>, on_bestmove: OnBestmove) {
         self.wait();
         if self.threads.is_empty() {
             // The system refused every search thread: answer at once rather than never.
             let answer = fallback_answer(&search.board, &search.limits.search_moves);
-            on_done(answer, &Ended(&self.signals.searching));
+            let answer = search.finish.answer(answer, search.board.position());
+            on_bestmove(answer, &Ended(&self.signals.searching));
             return;
         }
         self.signals.reset(search.ponder);
@@ -279,7 +283,8 @@ impl Pool {
             reporter,
             infinite: search.infinite,
             vote: if vote { self.vote_mode } else { VoteMode::Main },
-            on_done,
+            finish: search.finish,
+            on_bestmove,
         };
         let job = SearchJob {
             board: search.board,
@@ -393,7 +398,16 @@ mod tests {
     fn search(board: Board, limits: Limits, ponder: bool, infinite: bool) -> Search {
         let table = Arc::new(TranspositionTable::new(1));
         let network = Arc::new(NetworkCopies::new(engine::nnue::default_network()));
-        Search { board, limits, ponder, infinite, table, tablebases: None, network }
+        Search {
+            board,
+            limits,
+            ponder,
+            infinite,
+            table,
+            tablebases: None,
+            network,
+            finish: Default::default(),
+        }
     }
 
     #[test]

@@ -4,6 +4,7 @@
 //! helpers, waits for each, chooses the move and answers. Helpers only search and leave their
 //! result in their slot.
 
+use crate::answer::Finish;
 use crate::helpers::HelperPolicy;
 use crate::vote::{self, VoteMode};
 use crossbeam_utils::CachePadded;
@@ -30,13 +31,14 @@ pub struct TbSettings {
     pub rule50: bool,
 }
 
-/// Called once with the final result, when every thread has stopped.
-pub type OnDone = Box<dyn FnOnce(SearchResult, &Ended) + Send>;
+/// The front end's answer to a search: called once with the final result, when every thread
+/// has stopped.
+pub type OnBestmove = Box<dyn FnOnce(SearchResult, &Ended) + Send>;
 
-/// Ends the search as the pool sees it (`Pool::is_searching` becomes false). `on_done` may call
-/// it under its own output lock just before it writes the answer, so that nothing reads the
-/// search as ended before the answer or as running after it; otherwise it takes effect when
-/// `on_done` returns.
+/// Ends the search as the pool sees it (`Pool::is_searching` becomes false). `on_bestmove` may
+/// call it under its own output lock just before it writes the answer, so that nothing reads
+/// the search as ended before the answer or as running after it; otherwise it takes effect
+/// when `on_bestmove` returns.
 pub struct Ended<'a>(pub(crate) &'a AtomicBool);
 
 impl Ended<'_> {
@@ -61,7 +63,9 @@ pub(crate) struct MainJob {
     /// `go infinite`: no answer before `stop`, however soon the search is done.
     pub(crate) infinite: bool,
     pub(crate) vote: VoteMode,
-    pub(crate) on_done: OnDone,
+    /// The engine's steps before the answer is given.
+    pub(crate) finish: Finish,
+    pub(crate) on_bestmove: OnBestmove,
 }
 
 pub(crate) enum Task {
@@ -309,7 +313,7 @@ pub(crate) fn run(index: usize, shared: Arc<Shared>, setup: SearcherSetup) {
                 });
                 match main {
                     Some(main) => {
-                        answer(result, main, &shared);
+                        answer(result, main, &job.board, &shared);
                         None
                     }
                     None => {
@@ -352,7 +356,7 @@ fn search(
 
 /// The main thread's end of a search: waits until it may answer, stops the helpers, waits for
 /// each, and gives the chosen move.
-fn answer(result: SearchResult, main: MainJob, shared: &Shared) {
+fn answer(result: SearchResult, main: MainJob, root: &Board, shared: &Shared) {
     shared.signals.wait_for_answer_time(main.infinite);
     shared.signals.stop_and_wake();
     shared.wait_for_helpers();
@@ -361,8 +365,9 @@ fn answer(result: SearchResult, main: MainJob, shared: &Shared) {
     let chosen = vote::choose(&results, main.vote);
     let mut answer = results[chosen].take().filter(|r| !r.best_move.is_null()).unwrap_or(result);
     answer.nodes = answer.nodes.max(shared.total_nodes());
+    let answer = main.finish.answer(answer, root.position());
     let ended = Ended(&shared.signals.searching);
-    (main.on_done)(answer, &ended);
+    (main.on_bestmove)(answer, &ended);
     ended.now();
 }
 

@@ -78,7 +78,7 @@ impl Session {
         let out = self.out.clone();
         let inbox = self.inbox.clone();
         let start = received;
-        let on_done = Box::new(move |mut result: SearchResult, ended: &smp::Ended| {
+        let on_bestmove = Box::new(move |mut result: SearchResult, ended: &smp::Ended| {
             if let Some(level) = strength {
                 let lines = last_lines.load();
                 if let Some((mv, ponder)) = strength::choose(&lines, &level, key, seed) {
@@ -107,7 +107,14 @@ impl Session {
         self.search.pondering = params.ponder;
         self.search.infinite = params.infinite;
         self.search.stopping = false;
-        self.engine.go(self.root.board.clone(), limits, params.ponder, params.infinite, reporter, on_done);
+        self.engine.go(
+            self.root.board.clone(),
+            limits,
+            params.ponder,
+            params.infinite,
+            reporter,
+            on_bestmove,
+        );
     }
 
     /// The search limits `go` asks for. Values out of range are brought into range, each with a
