@@ -1,13 +1,10 @@
 //! One client on plain TCP: `auth <secret>` as its first line, then UCI lines both ways.
 
 use super::{refuse, Server, Slot, FAILED_AUTH_DELAY, POLL};
-use crate::host::Host;
-use crate::output::Output;
 use crate::protocol::read_lines;
 use smp::StopHandle;
 use std::io::{Cursor, ErrorKind, Read, Write};
 use std::net::{Shutdown, TcpStream};
-use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 /// Why the first line was not a good `auth` line.
@@ -70,13 +67,9 @@ pub(super) fn serve(stream: TcpStream, server: &Server, who: &str, deadline: Ins
         return;
     }
     drop(waiting);
-    let Some(_served) = server.serve_slot() else {
-        refuse(&stream, who, &format!("the server takes at most {} connections", server.slots.max_served));
-        return;
-    };
-    let Some(gate) = server.budget.admit() else {
-        refuse(&stream, who, "the server's threads and hash are all in use");
-        return;
+    let (_served, gate) = match server.admit() {
+        Ok(admitted) => admitted,
+        Err(why) => return refuse(&stream, who, &why),
     };
     let _ = stream.set_write_timeout(Some(server.limits.write_timeout));
     if (&stream).write_all(b"authok\n").is_err() {
@@ -89,23 +82,13 @@ pub(super) fn serve(stream: TcpStream, server: &Server, who: &str, deadline: Ins
         tracing::warn!("{who}: cannot share the socket between threads");
         return;
     };
-    // The output's failure (a client that went away or stopped reading) stops the search and
-    // closes the socket, which ends the reader and with it the session.
-    let stopper_slot: Arc<OnceLock<StopHandle>> = Arc::default();
-    let slot = Arc::clone(&stopper_slot);
+    // The output's failure (a client that went away or stopped reading) closes the socket,
+    // which ends the reader and with it the session.
     let who_closed = who.to_string();
-    let out = Output::with_closed_hook(
-        Box::new(writer),
-        Box::new(move || {
-            tracing::warn!("{who_closed}: cannot write to the client; closing");
-            if let Some(stopper) = slot.get() {
-                stopper.stop();
-            }
-            let _ = closer.shutdown(Shutdown::Both);
-        }),
-    );
-    let host = Host::new(server.session(out.clone(), gate), out);
-    let _ = stopper_slot.set(host.inlet().stop_handle());
+    let host = server.host(Box::new(writer), gate, move || {
+        tracing::warn!("{who_closed}: cannot write to the client; closing");
+        let _ = closer.shutdown(Shutdown::Both);
+    });
     let limits = server.limits.clone();
     let who_reader = who.to_string();
     let reader = host.run("lazuli-serve-in", move |inlet| {

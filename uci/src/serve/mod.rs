@@ -10,16 +10,18 @@ mod websocket;
 pub use auth::Secret;
 pub use limits::{Budget, Rules};
 
+use crate::host::Host;
 use crate::output::Output;
 use crate::session::Session;
 use engine::tb::Tablebases;
 use parking_lot::Mutex;
+use smp::StopHandle;
 use std::collections::HashMap;
 use std::io::Write;
 use std::net::{IpAddr, SocketAddr, TcpListener, TcpStream};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 /// The address served when none is given: this machine only.
@@ -180,14 +182,41 @@ impl Server {
         }
     }
 
-    /// A new client's session: the operator's settings, then the client's limits.
-    fn session(&self, out: Output, gate: limits::RemoteGate) -> Session {
-        let mut session = Session::new(out);
+    /// What a client that showed the secret is given: a served place and its share of the
+    /// threads and hash; or why it is refused.
+    fn admit(&self) -> Result<(Slot<'_>, limits::RemoteGate), String> {
+        let max = self.slots.max_served;
+        let served =
+            self.serve_slot().ok_or_else(|| format!("the server takes at most {max} connections"))?;
+        let gate = self.budget.admit().ok_or("the server's threads and hash are all in use")?;
+        Ok((served, gate))
+    }
+
+    /// A new client's session, hosted: the operator's settings, then the client's limits; its
+    /// output goes to `writer`, whose first failure stops the search and calls `on_closed`.
+    fn host(
+        &self,
+        writer: Box<dyn Write + Send>,
+        gate: limits::RemoteGate,
+        on_closed: impl FnOnce() + Send + 'static,
+    ) -> Host {
+        let stopper: Arc<OnceLock<StopHandle>> = Arc::default();
+        let stopper_here = Arc::clone(&stopper);
+        let on_closed = move || {
+            if let Some(stopper) = stopper_here.get() {
+                stopper.stop();
+            }
+            on_closed();
+        };
+        let out = Output::with_closed_hook(writer, Box::new(on_closed));
+        let mut session = Session::new(out.clone());
         if let Some((path, tables)) = &self.syzygy {
             session.share_tablebases(path, Arc::clone(tables));
         }
         session.set_gate(Box::new(gate));
-        session
+        let host = Host::new(session, out);
+        let _ = stopper.set(host.inlet().stop_handle());
+        host
     }
 }
 

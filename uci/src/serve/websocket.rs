@@ -5,9 +5,8 @@
 
 use super::conn::{IdleClock, RateLimit};
 use super::{InputLimits, Server, Slot, FAILED_AUTH_DELAY};
-use crate::host::{Arrival, Host, Inlet};
+use crate::host::{Arrival, Inlet};
 use crate::input::Input;
-use crate::output::Output;
 use crossbeam_channel::{bounded, Receiver, Sender, TrySendError};
 use std::collections::VecDeque;
 use std::io::{ErrorKind, Read, Write};
@@ -114,19 +113,15 @@ pub(super) fn serve(stream: TcpStream, server: &Server, who: &str, deadline: Ins
     }
     ws.get_mut().deadline = None;
     drop(waiting);
-    let refuse = |ws: &mut WebSocket<Timed>, why: &str| {
-        tracing::warn!("{who}: refused: {why}");
-        let _ = ws.send(Message::text(format!("error {why}")));
-        let _ = ws.close(None);
-        let _ = ws.flush();
-    };
-    let Some(_served) = server.serve_slot() else {
-        refuse(&mut ws, &format!("the server takes at most {} connections", server.slots.max_served));
-        return;
-    };
-    let Some(gate) = server.budget.admit() else {
-        refuse(&mut ws, "the server's threads and hash are all in use");
-        return;
+    let (_served, gate) = match server.admit() {
+        Ok(admitted) => admitted,
+        Err(why) => {
+            tracing::warn!("{who}: refused: {why}");
+            let _ = ws.send(Message::text(format!("error {why}")));
+            let _ = ws.close(None);
+            let _ = ws.flush();
+            return;
+        }
     };
     if ws.send(Message::text("authok")).is_err() {
         return;
@@ -134,23 +129,12 @@ pub(super) fn serve(stream: TcpStream, server: &Server, who: &str, deadline: Ins
     tracing::info!("{who}: authenticated (WebSocket)");
 
     let (outbox, outgoing) = bounded::<String>(OUTBOX_LINES);
-    // The output's failure (a client that reads nothing for `write_timeout`) stops the search
-    // and tells the I/O loop to close.
+    // The output's failure (a client that reads nothing for `write_timeout`) tells the I/O loop
+    // to close.
     let failed = Arc::new(AtomicBool::new(false));
     let failed_here = Arc::clone(&failed);
-    let stopper_slot: Arc<std::sync::OnceLock<smp::StopHandle>> = Arc::default();
-    let slot = Arc::clone(&stopper_slot);
-    let out = Output::with_closed_hook(
-        Box::new(LineSender { to: outbox, partial: Vec::new(), timeout: write_timeout }),
-        Box::new(move || {
-            failed_here.store(true, Ordering::SeqCst);
-            if let Some(stopper) = slot.get() {
-                stopper.stop();
-            }
-        }),
-    );
-    let host = Host::new(server.session(out.clone(), gate), out);
-    let _ = stopper_slot.set(host.inlet().stop_handle());
+    let sender = LineSender { to: outbox, partial: Vec::new(), timeout: write_timeout };
+    let host = server.host(Box::new(sender), gate, move || failed_here.store(true, Ordering::SeqCst));
     let limits = server.limits.clone();
     let first_lines: Vec<String> = first_lines.map(str::to_string).collect();
     let who_pump = who.to_string();
