@@ -30,6 +30,7 @@ fi
 # The SPSA build (search constants as UCI options) must keep compiling and offering them.
 cargo clippy --workspace --all-targets --features lazuli/spsa -- -D warnings
 cargo test --profile dev -p lazuli-uci --features spsa --lib options
+cargo test --profile dev -p lazuli-smp --features spsa --lib constants
 # The client tests drive the release binary.
 cargo build --release
 binary="${CARGO_TARGET_DIR:-target}/release/lazuli"

@@ -11,6 +11,7 @@ use crate::pool::{Pool, Search};
 use crate::thread::{OnBestmove, TbSettings};
 use engine::board::Board;
 use engine::nnue::{Network, NetworkCopies};
+use engine::search::params::SearchConstants;
 use engine::search::{Limits, Reporter, RootRecord, SearchMemory, SharedHistories};
 use engine::tt::TranspositionTable;
 use parking_lot::Mutex;
@@ -31,6 +32,8 @@ pub struct Engine {
     pages: Option<PageToucher>,
     /// The other processes of a search over several machines; none for one machine.
     peers: Option<Arc<dyn Peers>>,
+    /// The search constants this engine's searches use (a `spsa` build's UCI options).
+    constants: Arc<SearchConstants>,
 }
 
 impl Engine {
@@ -40,7 +43,8 @@ impl Engine {
         let tt = Arc::new(TranspositionTable::new(hash_mb));
         let pages = PageToucher::start(&tt, &pool.nodes_in_use());
         let network = Arc::new(NetworkCopies::new(engine::nnue::default_network()));
-        Engine { pool, network, tt, learned, roots: Arc::default(), tb: None, pages, peers: None }
+        let constants = Arc::default();
+        Engine { pool, network, tt, learned, roots: Arc::default(), tb: None, pages, peers: None, constants }
     }
 
     /// The network searches evaluate with (the embedded one until `set_network`).
@@ -65,6 +69,16 @@ impl Engine {
     pub fn network_copies(&self) -> Vec<(usize, u64)> {
         let hash = self.network.original().hash();
         self.network.nodes().into_iter().map(|node| (node, hash)).collect()
+    }
+
+    /// The search constants this engine's searches use.
+    pub fn search_constants(&self) -> &SearchConstants {
+        &self.constants
+    }
+
+    /// Sets the search constant `name` from the next search on (see `SearchConstants::set`).
+    pub fn set_search_constant(&mut self, name: &str, value: i32) -> bool {
+        Arc::make_mut(&mut self.constants).set(name, value)
     }
 
     /// The threads: their count, placement, stop and ponderhit.
@@ -115,7 +129,9 @@ impl Engine {
         let table = Arc::clone(&self.tt);
         let network = Arc::clone(&self.network);
         let tablebases = self.tb.clone();
-        let search = Search { board, limits, ponder, infinite, table, tablebases, network, finish };
+        let constants = Arc::clone(&self.constants);
+        let search =
+            Search { board, limits, ponder, infinite, table, tablebases, network, constants, finish };
         self.pool.go(search, reporter, on_bestmove);
     }
 
@@ -357,6 +373,24 @@ mod tests {
         let result = rx.recv_timeout(Duration::from_secs(30)).expect("a bestmove");
         engine.pool().wait();
         result
+    }
+
+    /// Two engines in one process search at once, one with a changed search constant: each
+    /// searches with its own constants (a server's clients in a tuning build).
+    #[cfg(feature = "spsa")]
+    #[test]
+    fn each_engine_searches_with_its_own_constants() {
+        const FEN: &str = "r1bq1rk1/pp2ppbp/2np1np1/8/3NP3/2N1BP2/PPPQ2PP/R3KB1R w KQ - 3 9";
+        let nodes_alone = search_to_depth(&mut Engine::new(1, 4), FEN, 8).nodes;
+        let mut changed = Engine::new(1, 4);
+        assert!(changed.set_search_constant("NNUE_OUTPUT_PERCENT", 140));
+        assert!(!changed.set_search_constant("NNUE_OUTPUT_PERCENT", 1000), "out of range");
+        let mut plain = Engine::new(1, 4);
+        let other = std::thread::spawn(move || search_to_depth(&mut changed, FEN, 8).nodes);
+        let plain_nodes = search_to_depth(&mut plain, FEN, 8).nodes;
+        let changed_nodes = other.join().unwrap();
+        assert_eq!(plain_nodes, nodes_alone, "the default engine searched as it does alone");
+        assert_ne!(changed_nodes, nodes_alone, "the changed constant reached its engine's search");
     }
 
     #[test]

@@ -14,6 +14,7 @@ use crate::vote::VoteMode;
 use crate::Ended;
 use engine::board::Board;
 use engine::nnue::NetworkCopies;
+use engine::search::params::SearchConstants;
 use engine::search::{Limits, Reporter, SharedHistories};
 use engine::tt::TranspositionTable;
 use std::sync::atomic::Ordering;
@@ -50,6 +51,8 @@ pub struct Search {
     pub tablebases: Option<TbSettings>,
     /// The network to evaluate with, and its copies for the NUMA nodes threads run on.
     pub network: Arc<NetworkCopies>,
+    /// The search constants every thread reads.
+    pub constants: Arc<SearchConstants>,
     /// The engine's steps before the answer is given.
     pub(crate) finish: Finish,
 }
@@ -292,6 +295,7 @@ impl Pool {
             tt: search.table,
             tb: search.tablebases,
             network: search.network,
+            constants: search.constants,
             policy: self.policy,
         };
         self.signals.searching.store(true, Ordering::SeqCst);
@@ -406,6 +410,7 @@ mod tests {
             table,
             tablebases: None,
             network,
+            constants: Arc::default(),
             finish: Default::default(),
         }
     }

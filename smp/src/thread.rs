@@ -11,6 +11,7 @@ use crossbeam_utils::CachePadded;
 use engine::board::{Board, Move};
 use engine::movegen::legal_moves;
 use engine::nnue::NetworkCopies;
+use engine::search::params::SearchConstants;
 use engine::search::{
     Limits, Reporter, SearchControl, SearchResult, Searcher, SharedHistories, SharedState, TbContext,
 };
@@ -54,6 +55,7 @@ pub(crate) struct SearchJob {
     pub(crate) tt: Arc<TranspositionTable>,
     pub(crate) tb: Option<TbSettings>,
     pub(crate) network: Arc<NetworkCopies>,
+    pub(crate) constants: Arc<SearchConstants>,
     pub(crate) policy: HelperPolicy,
 }
 
@@ -291,6 +293,7 @@ pub(crate) fn run(index: usize, shared: Arc<Shared>, setup: SearcherSetup) {
                 None
             }
             Task::Search(job, main) => {
+                job.constants.install();
                 searcher.set_variation(job.policy.variation(index));
                 searcher.set_network(setup.network_for(&job));
                 let limits = if main.is_some() { job.limits.clone() } else { helper_limits(&job.limits) };

@@ -205,8 +205,7 @@ pub fn tunable_option(t: &Tunable) -> OptionSpec {
         id: OptionId::Tunable,
         name: t.name,
         kind: OptionKind::Spin { default: t.default as i64, min: t.min as i64, max: t.max as i64 },
-        // The search constants are process-wide statics.
-        reach: Reach { process: true, ..LOCAL },
+        reach: LOCAL,
     }
 }
 

@@ -2,9 +2,12 @@
 //!
 //! Each tunable constant is declared once below with its default, the range SPSA may explore and
 //! the step (OpenBench's `C_end`) it perturbs by. Code reads it through a function of the same
-//! name: in a normal build the function returns the constant, so it compiles exactly like one; a
-//! build with the `spsa` feature keeps every value in an atomic that the UCI option of the same
-//! name sets, and `lazuli spsa` prints the list in the format OpenBench's SPSA tuner reads.
+//! name: in a normal build the function returns the constant, so it compiles exactly like one. In
+//! a build with the `spsa` feature the values belong to whoever runs searches (an engine holds a
+//! `SearchConstants`, which the UCI options of the same names set) and each thread reads the
+//! values last installed on it: a search thread installs its engine's before every search, so
+//! two engines in one process (a server's sessions) search with their own. `lazuli spsa` prints
+//! the list in the format OpenBench's SPSA tuner reads.
 //!
 //! The LMR table's coefficients are in hundredths; a `spsa` build rebuilds the table before each
 //! search so that changed options take effect.
@@ -43,21 +46,22 @@ macro_rules! tunables {
             #[cfg(feature = "spsa")]
             #[inline(always)]
             pub fn $name() -> i32 {
-                spsa::values::$name.load(std::sync::atomic::Ordering::Relaxed)
+                installed::VALUES.with(|values| values[installed::Index::$name as usize].get())
             }
         )*
 
+        /// The values this thread's searches read: the defaults until `SearchConstants::install`.
         #[cfg(feature = "spsa")]
-        pub mod spsa {
-            use std::sync::atomic::AtomicI32;
+        mod installed {
+            use std::cell::Cell;
 
-            pub(super) mod values {
-                use super::AtomicI32;
-                $( pub static $name: AtomicI32 = AtomicI32::new($default); )*
+            #[allow(non_camel_case_types, clippy::upper_case_acronyms)]
+            pub(super) enum Index { $( $name, )* }
+
+            thread_local! {
+                pub(super) static VALUES: [Cell<i32>; super::TUNABLES.len()] =
+                    const { [ $( Cell::new($default), )* ] };
             }
-
-            /// The atomic behind each tunable, in `TUNABLES` order.
-            pub static CELLS: &[&AtomicI32] = &[ $( &values::$name, )* ];
         }
     };
 }
@@ -164,24 +168,49 @@ tunables! {
     NNUE_OUTPUT_PERCENT = 97, 70..=140, step 4;
 }
 
-/// Sets the tunable `name` (case-insensitive) to `value`; false if there is no such constant or
-/// the value is outside its range. Only a `spsa` build can change anything.
-pub fn set_tunable(name: &str, value: i32) -> bool {
-    let Some(index) = TUNABLES.iter().position(|t| t.name.eq_ignore_ascii_case(name)) else {
-        return false;
-    };
-    let tunable = TUNABLES[index];
-    if !(tunable.min..=tunable.max).contains(&value) {
-        return false;
+/// A value for every tunable: what one engine's searches use (see the module's comment).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SearchConstants {
+    values: Vec<i32>,
+}
+
+impl Default for SearchConstants {
+    fn default() -> SearchConstants {
+        SearchConstants { values: TUNABLES.iter().map(|t| t.default).collect() }
     }
-    #[cfg(feature = "spsa")]
-    {
-        spsa::CELLS[index].store(value, std::sync::atomic::Ordering::Relaxed);
+}
+
+impl SearchConstants {
+    /// Sets the tunable `name` (case-insensitive) to `value`; false if there is no such constant
+    /// or the value is outside its range. Only a `spsa` build can change anything.
+    pub fn set(&mut self, name: &str, value: i32) -> bool {
+        let Some(index) = TUNABLES.iter().position(|t| t.name.eq_ignore_ascii_case(name)) else {
+            return false;
+        };
+        let tunable = TUNABLES[index];
+        if !(tunable.min..=tunable.max).contains(&value)
+            || !(cfg!(feature = "spsa") || value == tunable.default)
+        {
+            return false;
+        }
+        self.values[index] = value;
         true
     }
-    #[cfg(not(feature = "spsa"))]
-    {
-        value == tunable.default
+
+    /// The value of the tunable `name` (case-insensitive).
+    pub fn get(&self, name: &str) -> Option<i32> {
+        TUNABLES.iter().position(|t| t.name.eq_ignore_ascii_case(name)).map(|index| self.values[index])
+    }
+
+    /// Makes these the values that searches on the calling thread read (a `spsa` build; any
+    /// other reads its constants).
+    pub fn install(&self) {
+        #[cfg(feature = "spsa")]
+        installed::VALUES.with(|cells| {
+            for (cell, value) in cells.iter().zip(&self.values) {
+                cell.set(*value);
+            }
+        });
     }
 }
 
@@ -224,8 +253,27 @@ mod tests {
 
     #[test]
     fn out_of_range_or_unknown_values_are_refused() {
-        assert!(!set_tunable("NO_SUCH_CONSTANT", 1));
-        assert!(!set_tunable("RFP_MARGIN", 10_000));
-        assert!(set_tunable("rfp_margin", RFP_MARGIN()));
+        let mut constants = SearchConstants::default();
+        assert!(!constants.set("NO_SUCH_CONSTANT", 1));
+        assert!(!constants.set("RFP_MARGIN", 10_000));
+        assert!(constants.set("rfp_margin", RFP_MARGIN()));
+        assert_eq!(constants, SearchConstants::default());
+    }
+
+    #[test]
+    fn each_thread_reads_the_values_installed_on_it() {
+        let tunable = TUNABLES.iter().find(|t| t.name == "RFP_MARGIN").unwrap();
+        let changed = if tunable.default < tunable.max { tunable.default + 1 } else { tunable.default - 1 };
+        let mut constants = SearchConstants::default();
+        assert_eq!(constants.set("RFP_MARGIN", changed), cfg!(feature = "spsa"));
+        let seen = std::thread::spawn(move || {
+            constants.install();
+            RFP_MARGIN()
+        })
+        .join()
+        .unwrap();
+        let expected = if cfg!(feature = "spsa") { changed } else { tunable.default };
+        assert_eq!(seen, expected);
+        assert_eq!(RFP_MARGIN(), tunable.default, "another thread's values are its own");
     }
 }

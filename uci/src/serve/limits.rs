@@ -106,8 +106,7 @@ impl Gate for RemoteGate {
             );
         }
         if setting.reach.process && !rules.single_connection {
-            let what = if setting.id == OptionId::Tunable { "changes the search of" } else { "reaches" };
-            return Err(format!("refused: it {what} every connection (allowed with --max-connections 1)"));
+            return Err("refused: it reaches every connection (allowed with --max-connections 1)".into());
         }
         match (setting.id, &setting.value) {
             (OptionId::Threads, OptionValue::Spin(n)) => self.take(0, *n as usize),
@@ -267,20 +266,16 @@ mod tests {
         let refused = files_gate.check_option(&setting("Debug Log File", OptionValue::String(String::new())));
         assert!(refused.unwrap_err().contains("reaches every connection"));
         assert!(files_gate.check_option(&setting("EvalFile", OptionValue::String("/n.lznn".into()))).is_ok());
-        // A tuning build's search constants are process-wide too.
+        // A tuning build's search constants are each connection's own engine's.
         let tunable = engine::search::params::TUNABLES[0];
-        let refused =
-            gate.check_option(&setting(tunable.name, OptionValue::Spin(i64::from(tunable.default))));
-        assert!(refused.unwrap_err().contains("changes the search of every connection"), "{}", tunable.name);
+        let own = gate.check_option(&setting(tunable.name, OptionValue::Spin(i64::from(tunable.default))));
+        assert!(own.is_ok(), "{own:?}");
         assert!(gate.check_option(&setting("MultiPV", OptionValue::Spin(3))).is_ok());
         let open = Budget::new(Rules { allow_files: true, single_connection: true, ..rules() });
         let mut gate = open.admit().unwrap();
         for name in &files {
             assert!(gate.check_option(&setting(name, OptionValue::String("x".into()))).is_ok(), "{name}");
         }
-        let refused =
-            gate.check_option(&setting(tunable.name, OptionValue::Spin(i64::from(tunable.default))));
-        assert!(refused.is_ok(), "{refused:?}");
         assert_eq!(
             (gate.spin_max("Threads"), gate.spin_max("Hash"), gate.spin_max("MultiPV")),
             (Some(4), Some(256), None)

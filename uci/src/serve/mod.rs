@@ -95,7 +95,6 @@ pub(super) struct Server {
     /// The operator's tablebases (`--syzygy`), opened once and shared by every session.
     syzygy: Option<(String, Arc<Tablebases>)>,
     slots: Slots,
-    single_connection: bool,
 }
 
 /// Connections being served, and connections still to show their secret: counted apart, so
@@ -169,17 +168,6 @@ impl Server {
     /// A place among the served connections, for a client that showed the secret.
     fn serve_slot(&self) -> Option<Slot<'_>> {
         take_slot(&self.slots.served, self.slots.max_served)
-    }
-
-    /// After a session ends: with a single connection allowed, a client may have changed a
-    /// tuning build's search constants, which are process-wide; the next one starts with the
-    /// defaults. (Each session's network is its own engine's.)
-    fn session_ended(&self) {
-        if self.single_connection {
-            for tunable in engine::search::params::TUNABLES {
-                engine::search::params::set_tunable(tunable.name, tunable.default);
-            }
-        }
     }
 
     /// What a client that showed the secret is given: a served place and its share of the
@@ -271,7 +259,6 @@ pub fn run(config: Config, announce: impl Fn(&str)) -> Result<(), String> {
             per_address: Mutex::default(),
             max_per_address: config.max_per_address,
         },
-        single_connection: config.max_connections == 1,
     });
     announce(&format!("listening on {address}"));
     if config.secret_file.is_none() {
@@ -350,5 +337,4 @@ fn serve_connection(stream: TcpStream, server: &Server, who: &str, waiting: Slot
         Ok(1) => conn::serve(stream, server, who, deadline, waiting),
         _ => tracing::warn!("{who}: refused: closed or silent before sending anything"),
     }
-    server.session_ended();
 }

@@ -118,8 +118,7 @@ impl Session {
                 if self.is_searching() {
                     self.info(&format!("{name} ignored during a search"));
                 } else {
-                    self.engine.pool().wait();
-                    engine::search::params::set_tunable(name, value.spin() as i32);
+                    self.engine.set_search_constant(name, value.spin() as i32);
                 }
             }
         }
