@@ -129,6 +129,9 @@ pub struct Limits {
     /// What the last completed iteration of an earlier search of this root found (its owner
     /// remembers them, and a hash file carries them).
     pub resume_from: Option<RootRecord>,
+    /// This search gives the answer: it completes depth 1 whatever stops it, so that there is
+    /// a move to play. A helper's search does not, and ends at `stop` from its first node.
+    pub answers: bool,
 }
 
 impl Default for Limits {
@@ -149,6 +152,7 @@ impl Default for Limits {
             contempt: 0,
             resume: false,
             resume_from: None,
+            answers: true,
         }
     }
 }

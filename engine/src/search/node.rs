@@ -66,7 +66,8 @@ impl Searcher {
                 ctx.control.stop.store(true, Ordering::Relaxed);
             }
         }
-        if self.root_depth > 1 && ctx.control.stopped() {
+        // The answering search completes depth 1, so that there is a move to play.
+        if (self.root_depth > 1 || !self.limits.answers) && ctx.control.stopped() {
             self.stopped = true;
         }
         self.stopped

@@ -206,6 +206,7 @@ impl Session {
                     || (self.options.analyse_mode && clock.time.is_none() && clock.move_time.is_none())),
             // The engine finds what an earlier search of the root completed.
             resume_from: None,
+            answers: true,
         }
     }
 }
