@@ -1,0 +1,7 @@
+//! Plumbing that every Lazuli crate shares and none owns: the seeded random generator (`rng`),
+//! used from compile-time Zobrist keys to the trainer's checkpointed shuffles. It depends on
+//! nothing, so that the engine, its build script and the trainer can all reach it.
+
+#![forbid(unsafe_code)]
+
+pub mod rng;
