@@ -2,25 +2,16 @@
 //! `bench` node counts are the same on every machine.
 
 use super::types::{Color, Piece, Square};
-
-const fn splitmix(state: u64) -> (u64, u64) {
-    let state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    let mut z = state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    (state, z ^ (z >> 31))
-}
+use support::rng::Rng;
 
 const KEY_COUNT: usize = 12 * 64 + 16 + 8 + 1;
 
 const fn generate() -> [u64; KEY_COUNT] {
     let mut keys = [0u64; KEY_COUNT];
-    let mut state = 0x4c61_7a75_6c69_2121; // "Lazuli!!"
+    let mut rng = Rng::new(0x4c61_7a75_6c69_2121); // "Lazuli!!"
     let mut i = 0;
     while i < KEY_COUNT {
-        let (next, value) = splitmix(state);
-        state = next;
-        keys[i] = value;
+        keys[i] = rng.next_u64();
         i += 1;
     }
     keys

@@ -4,6 +4,7 @@
 use super::simd::{Kernels, OUTPUT_WEIGHT_LIMIT};
 use super::{feature_index, output_bucket, Accumulator, Column, HIDDEN, INPUTS, QA, QB, SCALE};
 use crate::board::{Color, Piece, Position, Square};
+use support::rng::Rng;
 
 /// A loaded network. Immutable once made; searchers share it through an `Arc`.
 pub struct Network {
@@ -58,15 +59,8 @@ impl Network {
 
     /// `random` with `buckets` output buckets (1 to `MAX_OUTPUT_BUCKETS`).
     pub fn random_bucketed(seed: u64, buckets: usize) -> Network {
-        let mut state = seed ^ 0x6a09_e667_f3bc_c909;
-        let mut next = move |range: i32| -> i16 {
-            // xorshift64*, reduced to -range..=range.
-            state ^= state >> 12;
-            state ^= state << 25;
-            state ^= state >> 27;
-            let r = state.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 33;
-            (r % (2 * range as u64 + 1)) as i16 - range as i16
-        };
+        let mut rng = Rng::new(seed ^ 0x6a09_e667_f3bc_c909);
+        let mut next = move |range: i32| -> i16 { rng.below(2 * range as u64 + 1) as i16 - range as i16 };
         let mut column = |range: i32| Column(std::array::from_fn(|_| next(range)));
         let feature_weights: Box<[Column]> = (0..INPUTS).map(|_| column(60)).collect();
         let feature_bias = column(80);
