@@ -5,8 +5,8 @@
 use engine::board::Position;
 use engine::nnue::Network as EngineNetwork;
 use lazuli_tests::data_dir;
+use support::rng::Rng;
 use train::network::Network as FloatNetwork;
-use train::rng::Rng;
 use train::QuantisedNetwork;
 
 fn positions() -> Vec<String> {

@@ -21,9 +21,9 @@
 use crate::network::Network;
 use crate::nnue::{fnv1a, read_limited, write_atomically, MAX_HIDDEN, MAX_OUTPUT_BUCKETS};
 use crate::optimiser::AdamW;
-use crate::rng::Rng;
 use crate::trainer::State;
 use std::path::Path;
+use support::rng::Rng;
 
 const MAGIC: &[u8; 4] = b"LZCK";
 const VERSION: u32 = 1;

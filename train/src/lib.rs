@@ -13,7 +13,6 @@ pub mod network;
 pub mod nnue;
 pub mod optimiser;
 pub mod quantise;
-pub mod rng;
 pub mod trainer;
 pub mod validate;
 

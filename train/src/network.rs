@@ -13,8 +13,8 @@
 
 use crate::chess::{Colour, Piece, INPUTS, MAX_PIECES};
 use crate::data::Entry;
-use crate::rng::Rng;
 use nnue_format::output_bucket;
+use support::rng::Rng;
 
 /// The float output × SCALE is centipawns for the side to move.
 pub const SCALE: f32 = nnue_format::SCALE as f32;

@@ -94,7 +94,7 @@ pub fn spread_sample(pool: &[Entry], target: usize) -> Vec<Entry> {
 mod tests {
     use super::*;
     use crate::network::tests::material_data;
-    use crate::rng::Rng;
+    use support::rng::Rng;
 
     fn bucket_means(net: &Network, q: &QuantisedNetwork, sample: &[Entry]) -> Vec<f64> {
         differences(net, q, sample)

@@ -4,9 +4,9 @@
 use crate::data::Entry;
 use crate::network::{self, Gradients, Network, Objective, Scratch};
 use crate::optimiser::{AdamW, Schedule};
-use crate::rng::Rng;
 use rayon::prelude::*;
 use std::time::Instant;
+use support::rng::Rng;
 
 #[derive(Clone, Debug)]
 pub struct Settings {

@@ -95,7 +95,7 @@ mod tests {
     use super::*;
     use crate::network::tests::material_data;
     use crate::network::Network;
-    use crate::rng::Rng;
+    use support::rng::Rng;
 
     #[test]
     fn the_verdict_is_the_mean_of_each_positions_loss_and_error() {

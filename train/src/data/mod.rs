@@ -94,7 +94,7 @@ pub const VALIDATION_EVERY: u64 = 50;
 /// files come) or of a text block's number. Not the training seed, so that the split stays the
 /// same across runs and resumes.
 pub fn held_out(unit: u64) -> bool {
-    crate::rng::mix(unit ^ 0x7a6c_5f76_616c_6964).is_multiple_of(VALIDATION_EVERY)
+    support::rng::mix(unit ^ 0x7a6c_5f76_616c_6964).is_multiple_of(VALIDATION_EVERY)
 }
 
 /// The data files that `paths` name: a file stands for itself; a directory for its files whose

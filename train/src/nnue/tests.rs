@@ -2,7 +2,7 @@ use super::*;
 use crate::chess::{parse_fen, PieceType};
 use crate::network::tests::positions;
 use crate::network::SCALE;
-use crate::rng::Rng;
+use support::rng::Rng;
 
 fn random_network(hidden: usize, buckets: usize, seed: u64) -> Network {
     let mut rng = Rng::new(seed);

@@ -2,8 +2,8 @@ use super::super::{held_out, load as load_all, Format};
 use super::game_hash;
 use super::*;
 use crate::chess::parse_fen;
-use crate::rng::Rng;
 use std::path::PathBuf;
+use support::rng::Rng;
 use viriformat::chess::board::{GameOutcome, WinType};
 use viriformat::dataformat::Game;
 
