@@ -1,7 +1,7 @@
 //! `lazuli datagen` (self-play games for training), `lazuli datagen inspect` (what a data file
 //! holds) and OpenBench's `genfens` (opening positions for its workers).
 
-use crate::datagen::openings::{random_plies, random_start, Rng};
+use crate::datagen::openings::{random_plies, random_start};
 use crate::datagen::{inspect, run, DatagenConfig};
 use engine::board::{Board, Position};
 use engine::nnue::{self, Network};
@@ -10,6 +10,7 @@ use engine::tt::TranspositionTable;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
+use support::rng::Rng;
 
 pub const USAGE: &str =
     "usage: lazuli datagen --output FILE [--games N] [--nodes N] [--hard-nodes N] [--threads N]

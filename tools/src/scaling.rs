@@ -30,6 +30,7 @@ use serde_json::{json, Value};
 use smp::{Engine, HelperPolicy};
 use std::sync::mpsc::channel;
 use std::time::{Duration, Instant};
+use support::rng::Rng;
 
 /// The table's size for a thread count.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -141,22 +142,13 @@ fn fresh(engine: &mut Engine) {
     engine.clear_for_benchmark();
 }
 
-/// The thread counts in the order of each repeat: a seeded shuffle (splitmix64, Fisher-Yates).
+/// The thread counts in the order of each repeat: a seeded shuffle.
 pub fn thread_orders(threads: &[usize], repeats: usize, seed: u64) -> Vec<Vec<usize>> {
-    let mut state = seed;
-    let mut next = move || {
-        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    };
+    let mut rng = Rng::new(seed);
     (0..repeats.max(1))
         .map(|_| {
             let mut order = threads.to_vec();
-            for i in (1..order.len()).rev() {
-                order.swap(i, (next() % (i as u64 + 1)) as usize);
-            }
+            rng.shuffle(&mut order);
             order
         })
         .collect()

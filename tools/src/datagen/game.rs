@@ -1,7 +1,7 @@
 //! One self-play game: both sides search with the same node budget, one thread and a table of
 //! their own; every move is kept with its search score, so filters can be chosen at training time.
 
-use super::openings::{random_start, Rng};
+use super::openings::{game_rng, random_start};
 use super::DatagenConfig;
 use engine::board::{Board, Color, Move, Position};
 use engine::movegen::count_legal_moves;
@@ -51,7 +51,7 @@ pub fn play_game(
     tt: &TranspositionTable,
     tablebases: Option<&Tablebases>,
 ) -> GameRecord {
-    let mut rng = Rng::for_game(config.seed, index);
+    let mut rng = game_rng(config.seed, index);
     let search = |searcher: &mut Searcher, board: &Board| {
         let limits = Limits {
             soft_nodes: Some(config.soft_nodes),

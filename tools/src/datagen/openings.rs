@@ -6,40 +6,13 @@
 
 use engine::board::{Board, Position};
 use engine::movegen::legal_moves;
+use support::rng::Rng;
 
-/// SplitMix64: small, fast and good enough to pick moves; one state per game.
-#[derive(Clone, Debug)]
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed)
-    }
-
-    /// The generator for game `index` of a run seeded with `seed`.
-    pub fn for_game(seed: u64, index: u64) -> Rng {
-        let mut rng = Rng(seed ^ index.wrapping_mul(0xd6e8_feb8_6659_fd93));
-        rng.next_u64();
-        rng
-    }
-
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut x = self.0;
-        x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        x ^ (x >> 31)
-    }
-
-    /// A number in `0..n` (`n > 0`).
-    pub fn below(&mut self, n: u64) -> u64 {
-        ((self.next_u64() as u128 * n as u128) >> 64) as u64
-    }
-
-    /// True with probability `percent` / 100.
-    pub fn percent(&mut self, percent: u32) -> bool {
-        self.below(100) < u64::from(percent)
-    }
+/// The generator for game `index` of a run seeded with `seed`.
+pub fn game_rng(seed: u64, index: u64) -> Rng {
+    let mut rng = Rng::new(seed ^ index.wrapping_mul(0xd6e8_feb8_6659_fd93));
+    rng.next_u64();
+    rng
 }
 
 /// The back rank of Chess960 start number `index` (0..960, Scharnagl's numbering; 518 is the
@@ -86,7 +59,7 @@ pub fn double_chess960_fen(white: u32, black: u32) -> String {
 /// A start for one game: the standard position or (with probability `dfrc_percent`) a double
 /// Chess960 one, then `plies` random legal moves. `None` when the random moves end the game.
 pub fn random_start(rng: &mut Rng, plies: usize, dfrc_percent: u32) -> Option<(Board, bool)> {
-    let chess960 = rng.percent(dfrc_percent);
+    let chess960 = rng.below(100) < u64::from(dfrc_percent);
     let root = if chess960 {
         let fen = double_chess960_fen(rng.below(960) as u32, rng.below(960) as u32);
         Position::from_fen(&fen).expect("generated Chess960 starts are valid")
@@ -144,7 +117,7 @@ mod tests {
     #[test]
     fn starts_depend_only_on_seed_and_index() {
         let fen = |seed, index| {
-            let (board, _) = random_start(&mut Rng::for_game(seed, index), 8, 50).expect("a start");
+            let (board, _) = random_start(&mut game_rng(seed, index), 8, 50).expect("a start");
             board.position().to_fen()
         };
         assert_eq!(fen(1, 7), fen(1, 7));
