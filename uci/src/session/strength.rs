@@ -13,6 +13,7 @@ use engine::search::score::MATE_BOUND;
 use engine::search::time::{allocate, Clock};
 use engine::search::SearchInfo;
 use std::time::Duration;
+use support::rng;
 
 /// The weakest and strongest levels offered, in Elo.
 pub const MIN_ELO: i64 = 1350;
@@ -98,12 +99,9 @@ pub fn level(elo: i64) -> Level {
 
 /// A deterministic draw in [0, 1) for line `index` of the position with `key`, under `seed`.
 fn draw(key: u64, seed: u64, index: usize) -> f64 {
-    let mut x =
+    let x =
         key ^ seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ (index as u64).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    x ^= x >> 31;
-    (x >> 11) as f64 / (1u64 << 53) as f64
+    rng::unit_f64(rng::mix(x))
 }
 
 /// The move to play and its ponder move, chosen among the search's last lines: each line's score
