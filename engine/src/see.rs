@@ -180,24 +180,19 @@ mod tests {
 mod shortcut_tests {
     use crate::board::Position;
     use crate::movegen::legal_moves;
+    use support::rng::Rng;
 
     #[test]
     fn shortcuts_agree_with_the_full_exchange() {
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut random = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut rng = Rng::new(0x5ee);
         for _ in 0..300 {
             let mut pos = Position::startpos();
-            for _ in 0..(random() % 60) {
+            for _ in 0..rng.below(60) {
                 let moves = legal_moves(&pos);
                 if moves.is_empty() {
                     break;
                 }
-                pos.make_move(moves.get((random() % moves.len() as u64) as usize));
+                pos.make_move(moves.get(rng.below(moves.len() as u64) as usize));
             }
             for &mv in legal_moves(&pos).iter() {
                 let value = pos.see_value(mv);

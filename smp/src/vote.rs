@@ -116,6 +116,7 @@ mod tests {
     use super::*;
     use engine::board::Square;
     use engine::search::score::mate_in;
+    use support::rng::Rng;
 
     fn result(from: u8, score: i32, depth: i32) -> Option<SearchResult> {
         let mv = Move::new(Square::new(from), Square::new(from + 8), Move::QUIET);
@@ -134,13 +135,8 @@ mod tests {
     /// threads, few moves, every score and depth, against a direct count.
     #[test]
     fn the_vote_of_many_threads_is_the_move_with_most_weight() {
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = |n: u64| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state % n
-        };
+        let mut rng = Rng::new(0x7e1e);
+        let mut next = |n: u64| rng.below(n);
         for _ in 0..200 {
             let results: Vec<Option<SearchResult>> = (0..1 + next(300))
                 .map(|_| result(8 + next(6) as u8, next(200) as i32 - 100, 1 + next(20) as i32))

@@ -8,24 +8,19 @@ use smp::Engine;
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
+use support::rng::Rng;
 
 fn random_positions(count: usize, seed: u64) -> Vec<Position> {
-    let mut state = seed;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    let mut rng = Rng::new(seed);
     let mut positions = Vec::new();
     while positions.len() < count {
         let mut pos = Position::startpos();
-        for _ in 0..(next() % 70) {
+        for _ in 0..rng.below(70) {
             let moves = legal_moves(&pos);
             if moves.is_empty() {
                 break;
             }
-            pos.make_move(moves.get((next() % moves.len() as u64) as usize));
+            pos.make_move(moves.get(rng.below(moves.len() as u64) as usize));
         }
         if !legal_moves(&pos).is_empty() {
             positions.push(pos);
@@ -79,11 +74,10 @@ fn check_legal(pos: &Position, result: &SearchResult) {
 #[test]
 fn go_stop_storm_with_many_threads() {
     let mut engine = Engine::new(8, 8);
-    let mut seed = 0x1234_5678u64;
+    let mut rng = Rng::new(0x1234_5678);
     for (i, pos) in random_positions(250, 99).into_iter().enumerate() {
         let rx = start(&mut engine, pos, Limits::default(), i % 3 == 0);
-        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        std::thread::sleep(Duration::from_micros(seed >> 54));
+        std::thread::sleep(Duration::from_micros(rng.below(1024)));
         engine.pool().stop();
         let result = rx.recv_timeout(Duration::from_secs(10)).expect("bestmove after stop");
         check_legal(&pos, &result);

@@ -6,6 +6,7 @@ use engine::search::score::{mate_in, mated_in, MATE, MATE_BOUND};
 use engine::search::{Limits, SearchResult, Searcher, SharedHistories};
 use engine::tt::TranspositionTable;
 use lazuli_tests::read_epd;
+use support::rng::Rng;
 
 fn search_board(
     searcher: &mut Searcher,
@@ -87,36 +88,24 @@ fn the_shipped_network_finds_every_mate_at_its_exact_distance() {
     assert!(fixed.is_empty(), "solved now, take them off NETWORK_MISSES: {fixed:?}");
 }
 
-/// A small seeded generator for random playouts (no dependency on a crate's stream).
-struct XorShift(u64);
-
-impl XorShift {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-}
-
 #[test]
 fn best_move_is_legal_on_random_positions() {
-    let mut rng = XorShift(0x1234_5678_9abc_def1);
+    let mut rng = Rng::new(0x1234_5678_9abc_def1);
     let tt = TranspositionTable::new(8);
     let mut searcher = Searcher::new();
     let mut checked = 0;
     while checked < 300 {
         let mut pos = Position::startpos();
-        let plies = 4 + rng.next() % 80;
+        let plies = 4 + rng.below(80);
         for _ in 0..plies {
             let moves = legal_moves(&pos);
             if moves.is_empty() {
                 break;
             }
-            pos.make_move(moves.get((rng.next() % moves.len() as u64) as usize));
+            pos.make_move(moves.get(rng.below(moves.len() as u64) as usize));
         }
         let board = Board::new(pos);
-        let result = search_board(&mut searcher, &tt, &board, Limits::depth(1 + (rng.next() % 5) as i32));
+        let result = search_board(&mut searcher, &tt, &board, Limits::depth(1 + rng.below(5) as i32));
         let legal = legal_moves(&pos);
         if legal.is_empty() {
             assert_eq!(result.best_move, Move::NULL);

@@ -55,16 +55,11 @@ impl CheckInfo {
 mod tests {
     use super::*;
     use crate::movegen::legal_moves;
+    use support::rng::Rng;
 
     #[test]
     fn agrees_with_making_the_move() {
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut random = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut rng = Rng::new(0xc4ec);
         let fens = [
             crate::board::STARTPOS,
             "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
@@ -87,7 +82,7 @@ mod tests {
                         assert_eq!(info.gives_check(&pos, mv), after.in_check(), "{} {mv:?}", pos.to_fen());
                         checked += 1;
                     }
-                    pos.make_move(moves.get((random() % moves.len() as u64) as usize));
+                    pos.make_move(moves.get(rng.below(moves.len() as u64) as usize));
                 }
             }
         }

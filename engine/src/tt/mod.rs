@@ -426,6 +426,7 @@ mod tests {
     use super::*;
     use crate::board::Square;
     use crate::search::score::TB_WIN;
+    use support::rng::Rng;
 
     fn some_move() -> Move {
         Move::new(Square::new(12), Square::new(28), Move::DOUBLE_PUSH)
@@ -604,13 +605,10 @@ mod tests {
             for thread in 0..8u64 {
                 let (tt, hits, keys) = (&tt, &hits, &keys);
                 scope.spawn(move || {
-                    let mut state = 0x9e37_79b9_7f4a_7c15 ^ thread.wrapping_mul(0x2545_f491_4f6c_dd1d);
+                    let mut rng = Rng::new(thread);
                     for _ in 0..300_000 {
-                        state ^= state << 13;
-                        state ^= state >> 7;
-                        state ^= state << 17;
-                        let key = keys[(state % keys.len() as u64) as usize];
-                        if (state >> 40) & 1 == 0 {
+                        let key = keys[rng.below(keys.len() as u64) as usize];
+                        if rng.below(2) == 0 {
                             let (mv, score, eval, depth) = fields_for(key);
                             tt.store(key, 0, mv, score, eval, depth, BOUND_EXACT, false);
                         } else if let Some(e) = tt.probe(key, 0, 0) {

@@ -152,13 +152,8 @@ fn fnv1a(bytes: &[u8]) -> u64 {
 /// out: magic, seven u32 fields, the FNV-1a hash of the rest, then the i16 weights and the i32
 /// output bias, little-endian.
 pub fn network_file(hidden: usize, seed: u64) -> Vec<u8> {
-    let mut state = seed | 1;
-    let mut random = |range: u64| -> i16 {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        (state % (2 * range + 1)) as i16 - range as i16
-    };
+    let mut rng = support::rng::Rng::new(seed);
+    let mut random = |range: u64| -> i16 { rng.below(2 * range + 1) as i16 - range as i16 };
     let mut payload = Vec::new();
     for (count, range) in [(768 * hidden, 60), (hidden, 80), (2 * hidden, 6)] {
         for _ in 0..count {

@@ -17,23 +17,21 @@ use crate::board::{Color, Position};
 /// The exact length of a one-bucket (version 1) file for this engine's architecture.
 pub(super) const FILE_LEN: usize = HEADER_LEN + body_len(1);
 
-/// A small xorshift generator, so every run sees the same cases.
-pub(super) struct Rng(u64);
+/// The shared seeded generator, so every run sees the same cases, with the draws these tests
+/// want.
+pub(super) struct Rng(support::rng::Rng);
 
 impl Rng {
     pub fn new(seed: u64) -> Rng {
-        Rng(seed | 1)
+        Rng(support::rng::Rng::new(seed))
     }
 
     pub fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
+        self.0.next_u64()
     }
 
     pub fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
+        self.0.below(n as u64) as usize
     }
 
     pub fn chance(&mut self, one_in: usize) -> bool {

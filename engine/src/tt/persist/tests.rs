@@ -4,6 +4,7 @@ use crate::board::{Move, Square};
 use crate::search::history::Histories;
 use crate::search::{Bound, RootRecord};
 use std::io::Cursor;
+use support::rng::Rng;
 
 /// The evaluation the tests' files say their scores come from.
 const EVALUATION: u64 = 0x0123_4567_89ab_cdef;
@@ -19,10 +20,10 @@ fn filled_table() -> (TranspositionTable, Vec<u64>) {
     let tt = TranspositionTable::new(1);
     tt.new_search();
     tt.new_search();
-    let mut key = 0x1234_5678_9abc_def0u64;
+    let mut rng = Rng::new(0x1234_5678_9abc_def0);
     let mut keys = Vec::new();
     for i in 0..5_000i32 {
-        key = key.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        let key = rng.next_u64();
         let mv = Move::new(Square::new((i % 64) as u8), Square::new(((i * 7 + 1) % 64) as u8), 0);
         let bound = if i % 2 == 0 { BOUND_EXACT } else { BOUND_LOWER };
         tt.store(key, 0, mv, i % 900 - 450, i % 300 - 150, i % 30, bound, i % 3 == 0);
