@@ -1,12 +1,13 @@
 //! Generates the attack tables the move generator reads: leaper attacks, squares between and
 //! lines through two squares, and "fancy" magic-bitboard tables for rooks and bishops.
 //!
-//! The magic numbers are found here by a deterministic random search (seeded xorshift), so the
-//! generated tables are identical on every build. The output is plain Rust source with `static`
+//! The magic numbers are found here by a deterministic random search (the workspace's seeded
+//! generator, `support::rng`), so the generated tables are identical on every build. The output is plain Rust source with `static`
 //! arrays, so the engine reads them with no run-time initialisation and no `unsafe`.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
+use support::rng::Rng;
 
 const ROOK_DIRS: [(i32, i32); 4] = [(1, 0), (-1, 0), (0, 1), (0, -1)];
 const BISHOP_DIRS: [(i32, i32); 4] = [(1, 1), (1, -1), (-1, 1), (-1, -1)];
@@ -59,18 +60,10 @@ fn relevant_mask(sq: i32, dirs: &[(i32, i32)]) -> u64 {
     mask
 }
 
-struct XorShift(u64);
-
-impl XorShift {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn sparse(&mut self) -> u64 {
-        self.next() & self.next() & self.next()
-    }
+/// A candidate magic with few bits set (each with probability 1/8): far more of these are magics
+/// than of uniform numbers, so the search ends sooner.
+fn sparse(rng: &mut Rng) -> u64 {
+    rng.next_u64() & rng.next_u64() & rng.next_u64()
 }
 
 struct MagicEntry {
@@ -81,7 +74,7 @@ struct MagicEntry {
 }
 
 /// Finds a magic for every square and fills `table` (appending) with the attack sets.
-fn build_magics(dirs: &[(i32, i32)], rng: &mut XorShift, table: &mut Vec<u64>) -> Vec<MagicEntry> {
+fn build_magics(dirs: &[(i32, i32)], rng: &mut Rng, table: &mut Vec<u64>) -> Vec<MagicEntry> {
     let mut entries = Vec::with_capacity(64);
     for sq in 0..64 {
         let mask = relevant_mask(sq, dirs);
@@ -102,7 +95,7 @@ fn build_magics(dirs: &[(i32, i32)], rng: &mut XorShift, table: &mut Vec<u64>) -
         let mut used = vec![0u32; size];
         let mut attempt = 0u32;
         let magic = loop {
-            let candidate = rng.sparse();
+            let candidate = sparse(rng);
             if (mask.wrapping_mul(candidate) >> 56).count_ones() < 6 {
                 continue;
             }
@@ -204,7 +197,7 @@ fn main() {
     write_array(&mut out, "BETWEEN", "u64", &between);
     write_array(&mut out, "LINE", "u64", &line);
 
-    let mut rng = XorShift(0x9e37_79b9_7f4a_7c15);
+    let mut rng = Rng::new(0x9e37_79b9_7f4a_7c15);
     let mut table = Vec::new();
     let rook = build_magics(&ROOK_DIRS, &mut rng, &mut table);
     let bishop = build_magics(&BISHOP_DIRS, &mut rng, &mut table);
