@@ -13,7 +13,11 @@ pub mod scaling;
 pub mod scaling_cli;
 pub mod speedtest;
 pub mod stats;
-pub mod stdout;
+
+/// Standard output that ends the process on a closed pipe: the workspace's one writer, named here
+/// too (`tools::outln!`, `tools::stdout::failed`) for the command line in `uci/`.
+pub use support::stdout;
+pub use support::{out, outln};
 
 /// What the binary says of its own build, for the reports that describe the machine.
 #[derive(Clone, Debug)]

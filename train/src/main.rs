@@ -4,6 +4,7 @@
 use std::path::Path;
 use std::process::ExitCode;
 use std::time::Instant;
+use support::outln;
 use train::chess::parse_fen;
 use train::cli::{self, Command, DataArgs, TrainArgs, USAGE};
 use train::data::{self, Entry};
@@ -12,25 +13,6 @@ use train::nnue::{self, QuantisedNetwork};
 use train::quantise::{self as quantising, spread_sample};
 use train::trainer::{EpochReport, Settings, State, Trainer};
 use train::{checkpoint, Colour};
-
-/// `println!`, except that a closed reader (`lazuli-train info net.lznn | head -1`) ends the
-/// process quietly instead of panicking, and any other write error ends it with status 1 and a
-/// message, so that a truncated report never looks complete.
-macro_rules! outln {
-    ($($arg:tt)*) => { write_out(format_args!("{}\n", format_args!($($arg)*))) };
-}
-
-fn write_out(text: std::fmt::Arguments) {
-    use std::io::Write;
-    let mut out = std::io::stdout().lock();
-    if let Err(e) = out.write_fmt(text).and_then(|()| out.flush()) {
-        if e.kind() == std::io::ErrorKind::BrokenPipe {
-            std::process::exit(0);
-        }
-        let _ = writeln!(std::io::stderr(), "lazuli-train: cannot write to standard output: {e}");
-        std::process::exit(1);
-    }
-}
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
