@@ -24,7 +24,8 @@ pub use pool::{Pool, Search, StopHandle};
 pub use thread::{Ended, OnBestmove, TbSettings};
 pub use vote::VoteMode;
 
-/// The cores this process may run on (its affinity mask and CPU quota included), at least 1.
-pub(crate) fn available_cores() -> usize {
+/// The cores this process may run on (its affinity mask and CPU quota included), at least 1: the
+/// one count of logical CPUs behind every default thread count, here and in the tools and server.
+pub fn available_cores() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }

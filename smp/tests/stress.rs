@@ -124,7 +124,7 @@ const STOP_WORST_LIMIT: Duration = Duration::from_millis(250);
 
 #[test]
 fn stop_latency_is_small_at_any_thread_count() {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let cores = smp::available_cores();
     for threads in [1, cores, 8, 64] {
         let mut engine = Engine::new(threads, 16);
         let mut latencies = Vec::new();

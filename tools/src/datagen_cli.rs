@@ -33,7 +33,7 @@ pub fn datagen_command(args: &[String]) -> i32 {
     if args.first().map(String::as_str) == Some("inspect") {
         return inspect_command(&args[1..]);
     }
-    let mut config = DatagenConfig { threads: num_cpus::get().max(1), ..DatagenConfig::default() };
+    let mut config = DatagenConfig { threads: smp::available_cores(), ..DatagenConfig::default() };
     let mut network = None;
     let mut it = args.iter();
     while let Some(flag) = it.next() {

@@ -20,15 +20,17 @@ pub struct Machine {
 
 impl Machine {
     pub fn detect(build: &crate::Build) -> Machine {
+        let topology = smp::numa::machine();
         Machine {
             build: build.name.clone(),
             commit: build.commit,
             simd: engine::nnue::simd::Kernels::selection().kernels.name(),
             cpu: cpu_model(),
-            logical_cores: num_cpus::get().max(1),
-            physical_cores: num_cpus::get_physical().max(1),
-            numa_nodes: smp::numa::machine().nodes.len(),
-            topology: smp::numa::machine().describe(),
+            logical_cores: smp::available_cores(),
+            // SMT siblings count once, among the CPUs this process may use.
+            physical_cores: topology.cores_in(&topology.allowed).max(1),
+            numa_nodes: topology.nodes.len(),
+            topology: topology.describe(),
             huge_pages: huge_page_mode(),
         }
     }

@@ -28,7 +28,7 @@ const MIN_PIECES: usize = 10;
 
 /// Thread counts 1, 2, 4, ... up to the logical cores, and the core count itself.
 fn default_threads() -> Vec<usize> {
-    let cores = num_cpus::get().max(1);
+    let cores = smp::available_cores();
     let mut list: Vec<usize> =
         std::iter::successors(Some(1usize), |t| Some(t * 2)).take_while(|&t| t <= cores).collect();
     if list.last() != Some(&cores) {

@@ -115,7 +115,7 @@ pub fn run(config: &SpeedtestConfig, mut progress: impl FnMut(&str)) -> (Vec<Pas
 }
 
 fn parse_args(args: &[String]) -> Result<(SpeedtestConfig, Option<String>), String> {
-    let threads = num_cpus::get().max(1);
+    let threads = smp::available_cores();
     let mut config =
         SpeedtestConfig { threads, hash_mb: 16 * threads, pass_time: Duration::from_secs(60), repeat: 3 };
     let mut hash = None;

@@ -60,7 +60,7 @@ pub struct Config {
 
 impl Config {
     pub fn defaults() -> Config {
-        let cores = num_cpus::get().max(1);
+        let cores = smp::available_cores();
         Config {
             listen: DEFAULT_LISTEN.parse().expect("a socket address"),
             secret_file: None,
