@@ -689,6 +689,28 @@ fn threads_and_hash_change_between_searches_and_quit_is_prompt() {
     }
 }
 
+/// A `quit` read while a `go` waits behind a search ends that search, and the waiting `go`
+/// never starts: one `bestmove`, then the process ends.
+#[test]
+fn a_go_waiting_behind_a_search_does_not_start_after_quit() {
+    let mut engine = Engine::start();
+    engine.send("position startpos");
+    engine.send("go depth 60");
+    engine.wait_for_depth(2);
+    engine.send("go depth 60");
+    // The session is waiting with the second `go` when `quit` comes.
+    std::thread::sleep(Duration::from_millis(200));
+    engine.send("quit");
+    let start = Instant::now();
+    while engine.child.try_wait().expect("wait for the engine").is_none() {
+        assert!(start.elapsed() < Duration::from_secs(10), "quit took too long");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let lines = engine.drain(Duration::from_millis(200));
+    let answers = lines.iter().filter(|l| l.starts_with("bestmove")).count();
+    assert_eq!(answers, 1, "{lines:?}");
+}
+
 /// Nodes of the last `info` line of a search to `depth` from `fen`.
 fn nodes_to_depth(engine: &mut Engine, fen: &str, depth: u32) -> i64 {
     engine.send(&format!("position fen {fen}"));

@@ -227,6 +227,10 @@ impl Session {
             Ok(Parsed { command: Command::UciNewGame, .. }) => self.wait_for_search(false, received),
             _ => received,
         };
+        if waits && self.desk.quit_requested() {
+            // `quit` came while this line waited: it does not run.
+            return self.handle(Command::Quit, received);
+        }
         // Options set during a search take effect once it has ended.
         self.apply_pending_if_idle();
         let is_go = matches!(parsed, Ok(Parsed { command: Command::Go(_), .. }));
