@@ -103,3 +103,28 @@ fn a_parents_affinity_is_honoured_by_auto_and_system_and_overridden_by_hardware(
         }
     }
 }
+
+/// The largest resident set the engine has had, in kB.
+fn peak_rss_kb(engine: &Engine) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{}/status", engine.child.id())).expect("status");
+    let line = status.lines().find(|l| l.starts_with("VmHWM:")).expect("VmHWM");
+    line.split_whitespace().nth(1).and_then(|kb| kb.parse().ok()).expect("a number")
+}
+
+/// A `NumaPolicy` line is read in bounded memory whatever it repeats: a node listing every CPU
+/// thousands of times, and thousands of nodes (a CPU belongs to one node: the second listing
+/// of it is refused).
+#[test]
+fn a_numa_policy_line_is_read_in_bounded_memory() {
+    let mut engine = Engine::start();
+    engine.sync();
+    let before = peak_rss_kb(&engine);
+    let one_node = vec!["0-8191"; 5000].join(",");
+    let reply = set(&mut engine, "NumaPolicy", &one_node);
+    assert!(reply.iter().any(|l| l.contains("NumaPolicy")), "{reply:?}");
+    let many_nodes = vec!["0-8191"; 5000].join(":");
+    let reply = set(&mut engine, "NumaPolicy", &many_nodes);
+    assert!(reply.iter().any(|l| l.contains("in node 0 too")), "{reply:?}");
+    let grown = peak_rss_kb(&engine).saturating_sub(before);
+    assert!(grown < 20_000, "reading the lines took {grown} kB more");
+}

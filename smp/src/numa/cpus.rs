@@ -17,9 +17,10 @@ impl CpuSet {
         CpuSet(cpus)
     }
 
-    /// Parses `0-3,8,10-11` (spaces and a trailing newline allowed; empty is the empty set).
+    /// Parses `0-3,8,10-11` (spaces and a trailing newline allowed; empty is the empty set), in
+    /// memory bounded by `MAX_CPU` however often the text repeats a range.
     pub fn parse(text: &str) -> Result<CpuSet, String> {
-        let mut cpus = Vec::new();
+        let mut listed = vec![false; MAX_CPU + 1];
         for part in text.trim().split(',').map(str::trim).filter(|p| !p.is_empty()) {
             let number = |s: &str| -> Result<usize, String> {
                 let n: usize = s.trim().parse().map_err(|_| format!("'{s}' is not a CPU number"))?;
@@ -28,18 +29,16 @@ impl CpuSet {
                 }
                 Ok(n)
             };
-            match part.split_once('-') {
-                Some((first, last)) => {
-                    let (first, last) = (number(first)?, number(last)?);
-                    if first > last {
-                        return Err(format!("'{part}' is an empty range"));
-                    }
-                    cpus.extend(first..=last);
-                }
-                None => cpus.push(number(part)?),
+            let (first, last) = match part.split_once('-') {
+                Some((first, last)) => (number(first)?, number(last)?),
+                None => (number(part)?, number(part)?),
+            };
+            if first > last {
+                return Err(format!("'{part}' is an empty range"));
             }
+            listed[first..=last].fill(true);
         }
-        Ok(CpuSet::new(cpus))
+        Ok(CpuSet(listed.iter().enumerate().filter(|(_, &on)| on).map(|(cpu, _)| cpu).collect()))
     }
 
     pub fn cpus(&self) -> &[usize] {

@@ -36,22 +36,36 @@ impl NumaPolicy {
                 )
             }
             _ => {
-                let nodes = text
-                    .split(':')
-                    .enumerate()
-                    .map(|(i, part)| {
-                        let set = CpuSet::parse(part).map_err(|e| {
-                            format!("NumaPolicy: '{text}' is not auto, system, hardware, none or a list of nodes: node {i}: {e}")
-                        })?;
-                        if set.is_empty() {
-                            return Err(format!("NumaPolicy: '{text}': node {i} has no CPUs"));
+                let mut nodes: Vec<CpuSet> = Vec::new();
+                for (i, part) in text.split(':').enumerate() {
+                    let set = CpuSet::parse(part).map_err(|e| {
+                        format!("NumaPolicy: '{}' is not auto, system, hardware, none or a list of nodes: node {i}: {e}", shorten(text))
+                    })?;
+                    if set.is_empty() {
+                        return Err(format!("NumaPolicy: '{}': node {i} has no CPUs", shorten(text)));
+                    }
+                    // Each CPU in one node: the nodes together list at most `MAX_CPU` CPUs.
+                    for (j, node) in nodes.iter().enumerate() {
+                        if let Some(cpu) = set.cpus().iter().find(|&&cpu| node.contains(cpu)) {
+                            return Err(format!(
+                                "NumaPolicy: node {i}: CPU {cpu} is in node {j} too; a CPU belongs to one node"
+                            ));
                         }
-                        Ok(set)
-                    })
-                    .collect::<Result<Vec<_>, String>>()?;
+                    }
+                    nodes.push(set);
+                }
                 NumaPolicy::Custom(nodes)
             }
         })
+    }
+}
+
+/// `text`, cut to a length an `info string` can quote.
+fn shorten(text: &str) -> String {
+    const MAX: usize = 60;
+    match text.char_indices().nth(MAX) {
+        Some((at, _)) => format!("{}...", &text[..at]),
+        None => text.to_string(),
     }
 }
 
