@@ -1,6 +1,7 @@
 //! What the engine does with a search's answer between the threads' vote and the front end's
 //! `on_bestmove`, in this order: the other processes' results (a cluster), then the root
-//! remembered for an analysis that resumes it. The main thread runs it (`thread.rs`).
+//! remembered for an analysis that resumes it. The main thread runs it (`thread.rs`) as the
+//! search's one `Finish` step.
 
 use crate::peers::Peers;
 use crate::vote::VoteMode;
@@ -19,6 +20,11 @@ pub(crate) struct Finish {
 }
 
 impl Finish {
+    /// As the step the main thread takes.
+    pub(crate) fn into_step(self) -> crate::thread::Finish {
+        Box::new(move |local, root| self.answer(local, root))
+    }
+
     /// The answer to give for this process's own `local` one, searched at `root`.
     pub(crate) fn answer(self, local: SearchResult, root: &Position) -> SearchResult {
         let mut answer = local;

@@ -130,6 +130,7 @@ impl Engine {
         let network = Arc::clone(&self.network);
         let tablebases = self.tb.clone();
         let constants = Arc::clone(&self.constants);
+        let finish = finish.into_step();
         let search =
             Search { board, limits, ponder, infinite, table, tablebases, network, constants, finish };
         self.pool.go(search, reporter, on_bestmove);

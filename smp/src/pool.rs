@@ -4,11 +4,10 @@
 //! votes and answers; `stop` only raises a flag. The pool knows nothing of the table beyond the
 //! one each search is given: its owner is the `Engine` (`facade.rs`).
 
-use crate::answer::Finish;
 use crate::helpers::HelperPolicy;
 use crate::numa::{self, NumaPolicy, Plan};
 use crate::thread::{
-    fallback_answer, MainJob, OnBestmove, SearchJob, SearcherSetup, Shared, Signals, Task, TbSettings,
+    fallback_answer, Finish, MainJob, OnBestmove, SearchJob, SearcherSetup, Shared, Signals, Task, TbSettings,
 };
 use crate::vote::VoteMode;
 use crate::Ended;
@@ -266,7 +265,7 @@ impl Pool {
         if self.threads.is_empty() {
             // The system refused every search thread: answer at once rather than never.
             let answer = fallback_answer(&search.board, &search.limits.search_moves);
-            let answer = search.finish.answer(answer, search.board.position());
+            let answer = (search.finish)(answer, search.board.position());
             on_bestmove(answer, &Ended(&self.signals.searching));
             return;
         }
@@ -411,7 +410,7 @@ mod tests {
             tablebases: None,
             network,
             constants: Arc::default(),
-            finish: Default::default(),
+            finish: crate::answer::Finish::default().into_step(),
         }
     }
 

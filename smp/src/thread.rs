@@ -4,11 +4,10 @@
 //! helpers, waits for each, chooses the move and answers. Helpers only search and leave their
 //! result in their slot.
 
-use crate::answer::Finish;
 use crate::helpers::HelperPolicy;
 use crate::vote::{self, VoteMode};
 use crossbeam_utils::CachePadded;
-use engine::board::{Board, Move};
+use engine::board::{Board, Move, Position};
 use engine::movegen::legal_moves;
 use engine::nnue::NetworkCopies;
 use engine::search::params::SearchConstants;
@@ -31,6 +30,10 @@ pub struct TbSettings {
     pub probe_limit: usize,
     pub rule50: bool,
 }
+
+/// The engine's steps between the vote and `on_bestmove` (`crate::answer`): the answer to give
+/// for the threads' own, searched at the given root.
+pub(crate) type Finish = Box<dyn FnOnce(SearchResult, &Position) -> SearchResult + Send>;
 
 /// The front end's answer to a search: called once with the final result, when every thread
 /// has stopped.
@@ -370,7 +373,7 @@ fn answer(result: SearchResult, main: MainJob, root: &Board, shared: &Shared) {
     let chosen = vote::choose(&results, main.vote);
     let mut answer = results[chosen].take().filter(|r| !r.best_move.is_null()).unwrap_or(result);
     answer.nodes = answer.nodes.max(shared.total_nodes());
-    let answer = main.finish.answer(answer, root.position());
+    let answer = (main.finish)(answer, root.position());
     let ended = Ended(&shared.signals.searching);
     (main.on_bestmove)(answer, &ended);
     ended.now();
