@@ -205,15 +205,16 @@ fn same_search_after_clearing_gives_same_nodes() {
     assert_eq!(first.best_move, second.best_move);
 }
 
-/// A search whose stop flag is already raised still completes depth 1: there must be a move to
-/// play, whichever searcher of a pool is asked.
+/// A search whose stop flag is already raised still completes depth 1 when it gives the answer:
+/// there must be a move to play, whichever searcher of a pool is asked. A helper's search (one
+/// that does not answer) ends at once, without searching.
 #[test]
 fn a_raised_stop_flag_still_lets_the_first_iteration_complete() {
     use engine::search::{SearchControl, SharedState, Variation};
     use std::sync::atomic::{AtomicU64, Ordering};
 
     let board = Board::new(Position::startpos());
-    let run = |variation: Variation| {
+    let run = |variation: Variation, answers: bool| {
         let tt = TranspositionTable::new(4);
         let control = SearchControl::default();
         control.stop.store(true, Ordering::SeqCst);
@@ -229,14 +230,16 @@ fn a_raised_stop_flag_still_lets_the_first_iteration_complete() {
         };
         let mut searcher = Searcher::new();
         searcher.set_variation(variation);
-        searcher.search(&board, &Limits::default(), &ctx)
+        searcher.search(&board, &Limits { answers, ..Limits::default() }, &ctx)
     };
     for variation in [Variation::default(), Variation { aspiration_offset: 3, skip_block: 1, skip_phase: 0 }]
     {
-        let result = run(variation);
+        let result = run(variation, true);
         assert_eq!(result.depth, 1, "{variation:?}");
         assert!(board.position().is_legal_move(result.best_move));
         assert!(result.nodes < 200, "{variation:?}: a stopped search searched {} nodes", result.nodes);
+        let helper = run(variation, false);
+        assert_eq!((helper.depth, helper.nodes), (0, 0), "{variation:?}: a stopped helper searched");
     }
 }
 

@@ -415,36 +415,8 @@ impl Searcher {
 mod tests {
     use super::*;
     use crate::board::Position;
-    use crate::search::{RootRecord, SearchControl};
+    use crate::search::RootRecord;
     use crate::tt::TranspositionTable;
-    use std::sync::atomic::AtomicU64;
-
-    /// A helper's search (one that does not give the answer) that starts after `stop` ends at
-    /// once, without the depth-1 search that the answering thread always completes.
-    #[test]
-    fn a_helper_started_after_stop_returns_at_once_and_the_main_thread_completes_depth_one() {
-        let board = Board::new(Position::startpos());
-        let tt = TranspositionTable::new(16);
-        let control = SearchControl::default();
-        control.stop.store(true, Ordering::Relaxed);
-        let counter = AtomicU64::new(0);
-        let total = || counter.load(Ordering::Relaxed);
-        let ctx = SharedState {
-            tt: &tt,
-            control: &control,
-            nodes: &counter,
-            total_nodes: &total,
-            reporter: None,
-            tb: None,
-        };
-        let mut searcher = Searcher::new();
-        let helper = searcher.search(&board, &Limits { answers: false, ..Limits::default() }, &ctx);
-        assert_eq!(helper.depth, 0);
-        assert!(searcher.nodes <= 1, "a helper searched {} nodes after stop", searcher.nodes);
-        let main = searcher.search(&board, &Limits::default(), &ctx);
-        assert_eq!(main.depth, 1);
-        assert!(legal_moves(board.position()).iter().any(|&m| m == main.best_move));
-    }
 
     /// An analysis resumed at the depth an earlier search completed, and stopped before its
     /// first iteration completes, answers with the line it resumed and that depth, never with

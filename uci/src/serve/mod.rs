@@ -131,12 +131,10 @@ impl Slots {
     fn take_address(&self, address: IpAddr) -> bool {
         let mut open = self.per_address.lock();
         let count = open.entry(address).or_insert(0);
-        *count += 1;
-        if *count > self.max_per_address {
-            drop(open);
-            self.release_address(address);
+        if *count >= self.max_per_address {
             return false;
         }
+        *count += 1;
         true
     }
 

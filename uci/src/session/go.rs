@@ -172,8 +172,6 @@ impl Session {
             moves_to_go: movestogo.map(|m| m as u32),
             move_time: movetime.map(millis),
         };
-        // The time plan reads this engine's search constants, like its searches.
-        self.engine.search_constants().install();
         let mut time_limits =
             if params.infinite { None } else { allocate(&clock, self.options.move_overhead) };
         // Thinking on the opponent's time pays for a longer plan: a quarter more, as Stockfish.

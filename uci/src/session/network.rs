@@ -68,7 +68,6 @@ impl Session {
     /// `eval`: what the network searches use makes of the current position, bucket by bucket,
     /// and the evaluation the search takes from it.
     pub(super) fn eval(&mut self) {
-        self.engine.search_constants().install();
         let text = describe_evaluation(self.engine.network(), self.root.board.position());
         self.line(&text);
     }

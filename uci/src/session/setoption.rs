@@ -119,6 +119,8 @@ impl Session {
                     self.info(&format!("{name} ignored during a search"));
                 } else {
                     self.engine.set_search_constant(name, value.spin() as i32);
+                    // This thread's time plan and `eval` read them too, as the searches do.
+                    self.engine.search_constants().install();
                 }
             }
         }
