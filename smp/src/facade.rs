@@ -5,14 +5,17 @@
 //! this owner.
 
 use crate::answer::Finish;
+use crate::helpers::HelperPolicy;
+use crate::numa::{self, NumaPolicy, Plan};
 use crate::pages::PageToucher;
 use crate::peers::Peers;
-use crate::pool::{Pool, Search};
-use crate::thread::{OnBestmove, TbSettings};
+use crate::pool::Pool;
+use crate::thread::{MainJob, Mode, OnBestmove, SearchJob};
+use crate::vote::VoteMode;
 use engine::board::Board;
 use engine::nnue::{Network, NetworkCopies};
 use engine::search::params::SearchConstants;
-use engine::search::{Limits, Reporter, RootRecord, SearchMemory, SharedHistories};
+use engine::search::{Limits, Reporter, RootRecord, SearchMemory, SharedHistories, TbSettings};
 use engine::tt::TranspositionTable;
 use parking_lot::Mutex;
 use std::sync::Arc;
@@ -34,17 +37,80 @@ pub struct Engine {
     peers: Option<Arc<dyn Peers>>,
     /// The search constants this engine's searches use (a `spsa` build's UCI options).
     constants: Arc<SearchConstants>,
+    /// How helper threads differ from the main thread.
+    helpers: HelperPolicy,
+    /// Which threads' results the move may come from.
+    vote: VoteMode,
+    /// Where the threads run on a machine with several NUMA nodes.
+    numa: NumaPolicy,
 }
 
 impl Engine {
+    /// An engine searching with `threads` threads (one if the system refuses that many) and a
+    /// table of `hash_mb` MB.
     pub fn new(threads: usize, hash_mb: usize) -> Engine {
         let learned = SharedHistories::new();
-        let pool = Pool::new(threads, learned.clone());
+        let mut pool = Pool::new(learned.clone());
+        let numa = NumaPolicy::default();
+        if !pool.start(plan(&numa, threads)) {
+            pool.start(plan(&numa, 1));
+        }
         let tt = Arc::new(TranspositionTable::new(hash_mb));
-        let pages = PageToucher::start(&tt, &pool.nodes_in_use());
+        let pages = PageToucher::start(&tt, &pool.placement().nodes_in_use());
         let network = Arc::new(NetworkCopies::new(engine::nnue::default_network()));
-        let constants = Arc::default();
-        Engine { pool, network, tt, learned, roots: Arc::default(), tb: None, pages, peers: None, constants }
+        let (roots, constants, helpers, vote) = Default::default();
+        Engine {
+            pool,
+            network,
+            tt,
+            learned,
+            roots,
+            tb: None,
+            pages,
+            peers: None,
+            constants,
+            helpers,
+            vote,
+            numa,
+        }
+    }
+
+    /// Changes the number of threads (after a running search). Same count: no-op.
+    pub fn set_threads(&mut self, threads: usize) -> Result<(), String> {
+        let (threads, old) = (threads.max(1), self.pool.threads());
+        if threads == old {
+            return Ok(());
+        }
+        if threads > old && !crate::memory::room_for_threads(old, threads) {
+            return Err(format!("not enough memory (address space) for {threads} threads; kept {old}"));
+        }
+        if self.pool.start(plan(&self.numa, threads)) {
+            return Ok(());
+        }
+        self.pool.start(plan(&self.numa, old));
+        Err(format!("the system refused to start {threads} threads; kept {old}"))
+    }
+
+    pub fn numa_policy(&self) -> &NumaPolicy {
+        &self.numa
+    }
+
+    /// Places the threads by `policy` from now on (restarting them, after a running search). A
+    /// custom list naming CPUs that do not exist or that the process may not use is refused and
+    /// the policy kept. Returns the new placement, which names nodes left without a thread (a
+    /// list of more nodes than threads is taken: `Threads` may come after it).
+    pub fn set_numa_policy(&mut self, policy: NumaPolicy) -> Result<String, String> {
+        let threads = self.pool.threads().max(1);
+        let new_plan =
+            numa::plan(numa::machine(), &policy, threads).map_err(|e| format!("{e}; kept {}", self.numa))?;
+        if policy != self.numa {
+            if !self.pool.start(new_plan) {
+                self.pool.start(plan(&self.numa, threads));
+                return Err(format!("the system refused a thread; kept {}", self.numa));
+            }
+            self.numa = policy;
+        }
+        Ok(self.pool.placement().describe())
     }
 
     /// The network searches evaluate with (the embedded one until `set_network`).
@@ -81,6 +147,16 @@ impl Engine {
         Arc::make_mut(&mut self.constants).set(name, value)
     }
 
+    /// How helper threads differ from the main thread, from the next search on.
+    pub fn set_helper_policy(&mut self, policy: HelperPolicy) {
+        self.helpers = policy;
+    }
+
+    /// Which threads' results the move may come from, from the next search on.
+    pub fn set_vote_mode(&mut self, mode: VoteMode) {
+        self.vote = mode;
+    }
+
     /// The threads: their count, placement, stop and ponderhit.
     pub fn pool(&self) -> &Pool {
         &self.pool
@@ -95,13 +171,14 @@ impl Engine {
         self.peers = Some(peers);
     }
 
-    /// Start searching `board` (see `Pool::go`).
+    /// Starts searching `board` and returns at once. `on_bestmove` is called once, with the
+    /// answer, when every thread has stopped: when the limits are reached or at `stop`, except
+    /// that a ponder search waits for `ponderhit` or `stop` and an infinite one for `stop`.
     pub fn go(
         &mut self,
         board: Board,
         limits: Limits,
-        ponder: bool,
-        infinite: bool,
+        mode: Mode,
         reporter: Box<dyn Reporter + Send>,
         on_bestmove: OnBestmove,
     ) {
@@ -123,17 +200,27 @@ impl Engine {
             peers.search_on(&self.tt);
             #[cfg(feature = "cluster")]
             peers.count_with(self.pool.node_counts());
-            let vote = crate::peers::votes(&limits).then(|| self.pool.vote_mode());
+            let vote = crate::peers::votes(&limits).then_some(self.vote);
             finish.peers = Some((Arc::clone(peers), vote));
         }
-        let table = Arc::clone(&self.tt);
-        let network = Arc::clone(&self.network);
-        let tablebases = self.tb.clone();
-        let constants = Arc::clone(&self.constants);
-        let finish = finish.into_step();
-        let search =
-            Search { board, limits, ponder, infinite, table, tablebases, network, constants, finish };
-        self.pool.go(search, reporter, on_bestmove);
+        // With one thread, a depth limit, MultiPV or root moves, the main thread's result is
+        // the answer as it is.
+        let votes = self.pool.threads() > 1
+            && limits.depth.is_none()
+            && limits.multipv <= 1
+            && limits.search_moves.is_empty();
+        let vote = if votes { self.vote } else { VoteMode::Main };
+        let main = MainJob { reporter, mode, vote, finish, on_bestmove };
+        let job = SearchJob {
+            board,
+            limits,
+            tt: Arc::clone(&self.tt),
+            tb: self.tb.clone(),
+            network: Arc::clone(&self.network),
+            constants: Arc::clone(&self.constants),
+            policy: self.helpers,
+        };
+        self.pool.go(job, main);
     }
 
     pub fn hash_mb(&self) -> usize {
@@ -181,7 +268,7 @@ impl Engine {
                 Err(format!("could not allocate {mb} MB for the hash table; kept {} MB", self.tt.size_mb()))
             }
         };
-        self.pages = PageToucher::start(&self.tt, &self.pool.nodes_in_use());
+        self.touch_pages();
         result
     }
 
@@ -196,7 +283,7 @@ impl Engine {
         self.pool.wait();
         let memory = SearchMemory {
             shared: self.learned.to_bytes(),
-            threads: self.pool.own_histories(),
+            threads: self.own_histories(),
             roots: self.roots.lock().clone(),
         };
         let bytes = self.tt.save(path, &memory.to_bytes(), self.network().hash())?;
@@ -217,7 +304,7 @@ impl Engine {
         // A load writes every entry (or clears the table when it fails).
         self.pages = None;
         let loaded = self.load_checked(path, &file, max_mb);
-        self.pages = PageToucher::start(&self.tt, &self.pool.nodes_in_use());
+        self.touch_pages();
         loaded
     }
 
@@ -261,7 +348,7 @@ impl Engine {
             Some(memory) => {
                 let learned = memory.shared.is_empty() || self.learned.load_bytes(&memory.shared).is_ok();
                 let roots = memory.roots.len();
-                self.pool.set_own_histories(memory.threads);
+                self.set_own_histories(memory.threads);
                 *self.roots.lock() = memory.roots;
                 match (learned, file.version) {
                     (true, 2) => " and the search's shared histories (a version 2 file)".to_string(),
@@ -288,7 +375,7 @@ impl Engine {
     pub fn clear_for_benchmark(&mut self) {
         self.clear(true);
         self.pages = None;
-        let nodes = self.pool.nodes_in_use();
+        let nodes = self.pool.placement().nodes_in_use();
         if nodes.is_empty() {
             self.tt.clear_resident(self.pool.threads().max(1));
         } else {
@@ -305,7 +392,33 @@ impl Engine {
             self.clear_hash();
         }
         self.learned.clear();
-        self.pool.clear_histories();
+        self.pool.each_searcher(|_, searcher| searcher.clear_own());
+    }
+
+    /// Each thread's own histories, in thread order (after a running search).
+    fn own_histories(&mut self) -> Vec<Vec<u8>> {
+        let list = Arc::new(Mutex::new(vec![Vec::new(); self.pool.threads()]));
+        let each = Arc::clone(&list);
+        self.pool.each_searcher(move |index, searcher| each.lock()[index] = searcher.own_histories());
+        let taken = std::mem::take(&mut *list.lock());
+        taken
+    }
+
+    /// Gives the threads their own histories from `list` (`own_histories`' order): thread `i`
+    /// takes entry `i` modulo its length, so a file saved with fewer threads fills every thread.
+    /// An empty list changes nothing.
+    fn set_own_histories(&mut self, list: Vec<Vec<u8>>) {
+        if !list.is_empty() {
+            self.pool.each_searcher(move |index, searcher| {
+                // Checked with the file: a refusal leaves the thread's own as they were.
+                let _ = searcher.load_own_histories(&list[index % list.len()]);
+            });
+        }
+    }
+
+    /// Brings the table's pages into memory in the background (`PageToucher`).
+    fn touch_pages(&mut self) {
+        self.pages = PageToucher::start(&self.tt, &self.pool.placement().nodes_in_use());
     }
 
     /// Clear only the table (`Clear Hash`).
@@ -314,8 +427,13 @@ impl Engine {
         self.roots.lock().clear();
         self.pages = None;
         self.tt.clear(self.pool.threads());
-        self.pages = PageToucher::start(&self.tt, &self.pool.nodes_in_use());
+        self.touch_pages();
     }
+}
+
+/// Where `threads` threads run under `policy`: unbound, with the reason, where it cannot apply.
+fn plan(policy: &NumaPolicy, threads: usize) -> Plan {
+    numa::plan(numa::machine(), policy, threads).unwrap_or_else(|e| Plan::unbound(threads, e))
 }
 
 fn searched_roots(count: usize) -> String {
@@ -370,7 +488,7 @@ mod tests {
             let _ = tx.send(result);
         });
         let board = Board::new(Position::from_fen(fen).expect("a valid FEN"));
-        engine.go(board, Limits::depth(depth), false, false, Box::new(SilentReporter), on_done);
+        engine.go(board, Limits::depth(depth), crate::Mode::Normal, Box::new(SilentReporter), on_done);
         let result = rx.recv_timeout(Duration::from_secs(30)).expect("a bestmove");
         engine.pool().wait();
         result
@@ -399,7 +517,7 @@ mod tests {
         let path = std::env::temp_dir().join(format!("lazuli-engine-memory-{}.lzh", std::process::id()));
         let mut engine = Engine::new(2, 4);
         search_to_depth(&mut engine, "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP2BPPP/R2QKB1R w KQ - 0 8", 9);
-        let own = engine.pool_mut().own_histories();
+        let own = engine.own_histories();
         assert_eq!(own.len(), 2);
         assert!(own.iter().all(|h| h.iter().any(|&b| b != 0)), "both threads learned");
         let roots = engine.roots.lock().clone();
@@ -410,7 +528,7 @@ mod tests {
         let mut other = Engine::new(3, 4);
         let said = other.load_hash(&path, 16).expect("loaded");
         assert!(said.contains("the search's histories and 1 searched root"), "{said}");
-        assert_eq!(other.pool_mut().own_histories(), vec![own[0].clone(), own[1].clone(), own[0].clone()]);
+        assert_eq!(other.own_histories(), vec![own[0].clone(), own[1].clone(), own[0].clone()]);
         assert_eq!(*other.roots.lock(), roots);
         // A search restricted to some moves is not remembered; a cleared table forgets the roots.
         let board = Board::new(Position::startpos());
@@ -422,8 +540,7 @@ mod tests {
         other.go(
             board,
             only,
-            false,
-            false,
+            crate::Mode::Normal,
             Box::new(SilentReporter),
             Box::new(move |r, _| tx.send(r).unwrap()),
         );
@@ -446,7 +563,7 @@ mod tests {
         let first = learned(&engine);
         assert!(first.0 > 0 && first.1 > 0, "the pool's tables learned {first:?}: the workers use their own");
         // Changing the thread count keeps what was learned, and the new workers go on teaching it.
-        engine.pool_mut().set_threads(3).expect("threads start");
+        engine.set_threads(3).expect("threads start");
         assert_eq!(learned(&engine), first);
         search_to_depth(&mut engine, "4rrk1/1pp2ppp/p1n5/3q4/3P4/P1P2N2/5PPP/R2QR1K1 b - - 0 18", 9);
         let second = learned(&engine);

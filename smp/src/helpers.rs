@@ -21,19 +21,21 @@
 //! threads: each is given a `Variation` (`HelperPolicy::variation`).
 
 use engine::search::Variation;
-use std::fmt;
-use std::str::FromStr;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+/// Named `identical` and `skip` (UCI option `SMP Helpers`).
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Default, strum::Display, strum::EnumString, strum::VariantNames,
+)]
+#[strum(ascii_case_insensitive)]
 pub enum HelperPolicy {
     #[default]
+    #[strum(serialize = "identical")]
     Identical,
+    #[strum(serialize = "skip")]
     DepthSkip,
 }
 
 impl HelperPolicy {
-    pub const NAMES: [&'static str; 2] = ["identical", "skip"];
-
     /// What thread `thread` of a pool (0 is the main thread, which is given the default)
     /// does differently.
     pub fn variation(self, thread: usize) -> Variation {
@@ -52,27 +54,6 @@ impl HelperPolicy {
     /// Whether helper `thread` (0 = main, never skips) leaves out iteration `depth`.
     pub fn skips(self, thread: usize, depth: i32) -> bool {
         self.variation(thread).skips(depth)
-    }
-}
-
-impl fmt::Display for HelperPolicy {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            HelperPolicy::Identical => "identical",
-            HelperPolicy::DepthSkip => "skip",
-        })
-    }
-}
-
-impl FromStr for HelperPolicy {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "identical" => Ok(HelperPolicy::Identical),
-            "skip" => Ok(HelperPolicy::DepthSkip),
-            other => Err(format!("unknown helper policy '{other}' (identical or skip)")),
-        }
     }
 }
 

@@ -20,8 +20,9 @@ pub use helpers::HelperPolicy;
 #[cfg(feature = "cluster")]
 pub use peers::NodeCounts;
 pub use peers::Peers;
-pub use pool::{Pool, Search, StopHandle};
-pub use thread::{Ended, OnBestmove, TbSettings};
+pub use pool::{Pool, StopHandle};
+pub use strum::VariantNames;
+pub use thread::{Ended, Mode, OnBestmove};
 pub use vote::VoteMode;
 
 /// The cores this process may run on (its affinity mask and CPU quota included), at least 1: the

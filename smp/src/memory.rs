@@ -14,6 +14,29 @@ pub(crate) fn available_mb() -> Option<usize> {
     }
 }
 
+/// Each search thread's stack: the search recurses up to the maximum ply.
+pub(crate) const THREAD_STACK: usize = 16 << 20;
+/// More than a search thread's own tables take (histories, pawn cache, search stack, accumulators).
+const THREAD_HEAP: usize = 4 << 20;
+/// Address space the C library reserves for each thread that allocates, up to eight threads per
+/// core (glibc's malloc arenas).
+const ARENA: usize = if cfg!(all(target_os = "linux", target_env = "gnu")) { 64 << 20 } else { 0 };
+
+/// Whether the address space has room to grow from `current` search threads to `wanted`:
+/// checked by reserving it and handing it back at once, so that a limit (`ulimit -v`, a
+/// container's) is met with a refusal instead of an allocation failure inside a new thread,
+/// which would abort the process. Deliberately generous: threads share arenas when they can.
+pub(crate) fn room_for_threads(current: usize, wanted: usize) -> bool {
+    let arenas = 8 * crate::available_cores();
+    let new_arenas = wanted.min(arenas).saturating_sub(current.min(arenas));
+    let bytes = (wanted - current)
+        .checked_mul(THREAD_STACK + THREAD_HEAP)
+        .and_then(|b| b.checked_add(new_arenas.checked_mul(ARENA)?));
+    let Some(bytes) = bytes else { return false };
+    let mut probe: Vec<u8> = Vec::new();
+    probe.try_reserve_exact(bytes).is_ok()
+}
+
 fn system_available_mb() -> Option<usize> {
     let info = std::fs::read_to_string("/proc/meminfo").ok()?;
     let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;

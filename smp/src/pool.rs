@@ -4,18 +4,11 @@
 //! votes and answers; `stop` only raises a flag. The pool knows nothing of the table beyond the
 //! one each search is given: its owner is the `Engine` (`facade.rs`).
 
-use crate::helpers::HelperPolicy;
-use crate::numa::{self, NumaPolicy, Plan};
-use crate::thread::{
-    fallback_answer, Finish, MainJob, OnBestmove, SearchJob, SearcherSetup, Shared, Signals, Task, TbSettings,
-};
-use crate::vote::VoteMode;
+use crate::memory::THREAD_STACK;
+use crate::numa::{self, Plan};
+use crate::thread::{MainJob, Mode, SearchJob, Shared, Signals, Task, Visit};
 use crate::Ended;
-use engine::board::Board;
-use engine::nnue::NetworkCopies;
-use engine::search::params::SearchConstants;
-use engine::search::{Limits, Reporter, SharedHistories};
-use engine::tt::TranspositionTable;
+use engine::search::{SearchResult, Searcher, SharedHistories};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -37,65 +30,30 @@ impl StopHandle {
     }
 }
 
-/// One search as the pool runs it: the position, the limits, and the table and tablebases to
-/// search with.
-pub struct Search {
-    pub board: Board,
-    pub limits: Limits,
-    /// A ponder search: its limits wait for `ponderhit`.
-    pub ponder: bool,
-    /// `go infinite`: no answer before `stop`.
-    pub infinite: bool,
-    pub table: Arc<TranspositionTable>,
-    pub tablebases: Option<TbSettings>,
-    /// The network to evaluate with, and its copies for the NUMA nodes threads run on.
-    pub network: Arc<NetworkCopies>,
-    /// The search constants every thread reads.
-    pub constants: Arc<SearchConstants>,
-    /// The engine's steps before the answer is given.
-    pub(crate) finish: Finish,
-}
-
 pub struct Pool {
     threads: Vec<JoinHandle<()>>,
     shared: Arc<Shared>,
     signals: Arc<Signals>,
     /// The histories every thread reads and teaches (kept when `Threads` changes).
     learned: SharedHistories,
-    policy: HelperPolicy,
-    vote_mode: VoteMode,
-    numa: NumaPolicy,
-    /// Where the threads run, and the bindings the system refused.
-    placement: (Plan, Vec<String>),
+    /// Where the threads run, with the bindings the system refused.
+    placement: Plan,
 }
 
 impl Pool {
-    /// A pool of `threads` threads (one if the system refuses that many) teaching `learned`.
-    pub fn new(threads: usize, learned: SharedHistories) -> Pool {
+    /// A pool without threads (`start` starts them) teaching `learned`.
+    pub(crate) fn new(learned: SharedHistories) -> Pool {
         let signals = Arc::new(Signals::default());
-        let mut pool = Pool {
-            threads: Vec::new(),
-            shared: Arc::new(Shared::new(0, Arc::clone(&signals))),
-            signals,
-            learned,
-            policy: HelperPolicy::default(),
-            vote_mode: VoteMode::default(),
-            numa: NumaPolicy::default(),
-            placement: (Plan::unbound(threads, String::new()), Vec::new()),
-        };
-        if !pool.spawn(threads) {
-            pool.spawn(1);
-        }
-        pool
+        let shared = Arc::new(Shared::new(0, Arc::clone(&signals)));
+        Pool { threads: Vec::new(), shared, signals, learned, placement: Plan::unbound(0, String::new()) }
     }
 
-    /// Starts `threads` threads, each bound to its NUMA node's CPUs by the policy's plan before
-    /// it makes its searcher. If the system refuses one, none is left running and it says false.
-    fn spawn(&mut self, threads: usize) -> bool {
+    /// Ends the threads (after a running search) and starts `plan.threads` new ones, each bound
+    /// to its NUMA node's CPUs by `plan` before it makes its searcher. If the system refuses
+    /// one, none is left running and it says false.
+    pub(crate) fn start(&mut self, mut plan: Plan) -> bool {
         self.shutdown();
-        let threads = threads.max(1);
-        let plan =
-            numa::plan(numa::machine(), &self.numa, threads).unwrap_or_else(|e| Plan::unbound(threads, e));
+        let threads = plan.threads;
         let shared = Arc::new(Shared::new(threads, Arc::clone(&self.signals)));
         self.shared = Arc::clone(&shared);
         let (bound_tx, bound_rx) = std::sync::mpsc::channel();
@@ -104,15 +62,14 @@ impl Pool {
         for index in 0..threads {
             let cpus = plan.cpus_for(index).cloned();
             let node = plan.thread_node.get(index).filter(|_| copies).map(|&k| plan.nodes[k].id);
-            let setup = SearcherSetup { learned: self.learned.clone(), node };
-            let (shared, bound) = (Arc::clone(&shared), bound_tx.clone());
+            let (shared, bound, learned) = (Arc::clone(&shared), bound_tx.clone(), self.learned.clone());
             let spawned = std::thread::Builder::new()
                 .name(format!("lazuli-worker-{index}"))
                 .stack_size(THREAD_STACK)
                 .spawn(move || {
                     let refused = cpus.and_then(|cpus| numa::bind_current_thread(&cpus).err());
                     let _ = bound.send(refused.map(|e| format!("thread {index}: {e}")));
-                    crate::thread::run(index, shared, setup)
+                    crate::thread::run(index, shared, learned, node)
                 });
             match spawned {
                 Ok(handle) => self.threads.push(handle),
@@ -123,8 +80,8 @@ impl Pool {
             }
         }
         drop(bound_tx);
-        let refused = bound_rx.iter().take(threads).flatten().collect();
-        self.placement = (plan, refused);
+        plan.refused = bound_rx.iter().take(threads).flatten().collect();
+        self.placement = plan;
         true
     }
 
@@ -139,164 +96,44 @@ impl Pool {
         }
     }
 
-    /// Where the threads run: `2 threads on 2 NUMA nodes: 1 on 0-7, 1 on 8-15`, or why they
-    /// are not bound, and any binding the system refused.
-    pub fn placement(&self) -> String {
-        let (plan, refused) = &self.placement;
-        let mut text = plan.describe();
-        if !refused.is_empty() {
-            text.push_str(&format!("; the system refused to bind {}", refused.join(", ")));
-        }
-        text
-    }
-
-    /// The CPUs of each node that runs search threads, where they run on several (their
-    /// owner spreads the table's pages over them); empty otherwise.
-    pub fn nodes_in_use(&self) -> Vec<numa::CpuSet> {
-        let plan = &self.placement.0;
-        let used: Vec<numa::CpuSet> =
-            plan.nodes.iter().filter(|n| n.threads > 0).map(|n| n.cpus.clone()).collect();
-        if used.len() > 1 {
-            used
-        } else {
-            Vec::new()
-        }
-    }
-
-    pub fn numa_policy(&self) -> &NumaPolicy {
-        &self.numa
-    }
-
-    /// Places the threads by `policy` from now on (restarting them, after a running search). A
-    /// custom list naming CPUs that do not exist or that the process may not use is refused and
-    /// the policy kept. Returns the new placement, which names nodes left without a thread (a
-    /// list of more nodes than threads is taken: `Threads` may come after it).
-    pub fn set_numa_policy(&mut self, policy: NumaPolicy) -> Result<String, String> {
-        let threads = self.threads().max(1);
-        numa::plan(numa::machine(), &policy, threads).map_err(|e| format!("{e}; kept {}", self.numa))?;
-        if policy == self.numa {
-            return Ok(self.placement());
-        }
-        let old = std::mem::replace(&mut self.numa, policy);
-        if self.spawn(threads) {
-            return Ok(self.placement());
-        }
-        self.numa = old;
-        self.spawn(threads);
-        Err(format!("the system refused a thread; kept {}", self.numa))
+    /// Where the threads run (`Plan::describe` says it), and the bindings the system refused.
+    pub fn placement(&self) -> &Plan {
+        &self.placement
     }
 
     pub fn threads(&self) -> usize {
         self.threads.len()
     }
 
-    /// Choose how helper threads differ from the main thread (from the next search on).
-    pub fn set_policy(&mut self, policy: HelperPolicy) {
-        self.policy = policy;
-    }
-
-    /// Choose which threads the final move may come from (from the next search on).
-    pub fn set_vote_mode(&mut self, mode: VoteMode) {
-        self.vote_mode = mode;
-    }
-
-    /// How the threads' results choose the move (`set_vote_mode`).
-    pub fn vote_mode(&self) -> VoteMode {
-        self.vote_mode
-    }
-
-    /// Change the number of threads (waits for a running search to end). Same count: no-op.
-    pub fn set_threads(&mut self, threads: usize) -> Result<(), String> {
-        let threads = threads.max(1);
-        let old = self.threads();
-        if threads == old {
-            return Ok(());
-        }
-        if threads > old && !room_for_threads(old, threads) {
-            return Err(format!("not enough memory (address space) for {threads} threads; kept {old}"));
-        }
-        if self.spawn(threads) {
-            return Ok(());
-        }
-        self.spawn(old);
-        Err(format!("the system refused to start {threads} threads; kept {old}"))
-    }
-
-    /// New game: every thread forgets its own histories (the shared ones are their owner's).
-    pub fn clear_histories(&mut self) {
+    /// Runs `visit` on every thread's searcher, with the thread's index, and returns when all
+    /// are done (after a running search).
+    pub(crate) fn each_searcher(&mut self, visit: impl Fn(usize, &mut Searcher) + Send + Sync + 'static) {
         self.wait();
+        let visit: Visit = Arc::new(visit);
         for slot in &self.shared.slots[..self.threads.len()] {
-            slot.give(Task::Clear);
+            slot.give(Task::Each(Arc::clone(&visit)));
         }
         self.wait();
     }
 
-    /// Each thread's own histories, in thread order (waits for a running search to end).
-    pub fn own_histories(&mut self) -> Vec<Vec<u8>> {
-        self.wait();
-        let list = Arc::new(parking_lot::Mutex::new(vec![Vec::new(); self.threads()]));
-        for slot in &self.shared.slots[..self.threads.len()] {
-            slot.give(Task::Export(Arc::clone(&list)));
-        }
-        self.wait();
-        let taken = std::mem::take(&mut *list.lock());
-        taken
-    }
-
-    /// Gives the threads their own histories from `list` (`own_histories`' order; a shorter
-    /// list is reused from its start). An empty list changes nothing.
-    pub fn set_own_histories(&mut self, list: Vec<Vec<u8>>) {
-        self.wait();
-        if list.is_empty() {
-            return;
-        }
-        let list = Arc::new(list);
-        for slot in &self.shared.slots[..self.threads.len()] {
-            slot.give(Task::Import(Arc::clone(&list)));
-        }
-        self.wait();
-    }
-
-    /// Start searching. Returns at once; `on_bestmove` receives the result when all threads have
-    /// stopped. With `infinite` or `ponder`, the search does not end by itself before `stop`
-    /// (or, when pondering, `ponderhit` after the limits are reached).
-    pub fn go(&mut self, search: Search, reporter: Box<dyn Reporter + Send>, on_bestmove: OnBestmove) {
+    /// Starts searching `job`: returns at once, and the main thread answers with `main` when
+    /// every thread has stopped (`Mode` says when that may be).
+    pub(crate) fn go(&mut self, job: SearchJob, main: MainJob) {
         self.wait();
         if self.threads.is_empty() {
             // The system refused every search thread: answer at once rather than never.
-            let answer = fallback_answer(&search.board, &search.limits.search_moves);
-            let answer = (search.finish)(answer, search.board.position());
-            on_bestmove(answer, &Ended(&self.signals.searching));
+            let answer = SearchResult::unsearched(&job.board, &job.limits.search_moves);
+            let answer = main.finish.answer(answer, job.board.position());
+            (main.on_bestmove)(answer, &Ended(&self.signals.searching));
             return;
         }
-        self.signals.reset(search.ponder);
+        self.signals.reset(main.mode == Mode::Ponder);
         for counter in &self.shared.counters {
             counter.store(0, Ordering::Relaxed);
         }
         self.shared.tb_hits.store(0, Ordering::Relaxed);
         #[cfg(feature = "cluster")]
         self.signals.others_nodes.store(0, Ordering::Relaxed);
-        let limits = &search.limits;
-        let vote = self.threads() > 1
-            && limits.depth.is_none()
-            && limits.multipv <= 1
-            && limits.search_moves.is_empty();
-        let main = MainJob {
-            reporter,
-            infinite: search.infinite,
-            vote: if vote { self.vote_mode } else { VoteMode::Main },
-            finish: search.finish,
-            on_bestmove,
-        };
-        let job = SearchJob {
-            board: search.board,
-            limits: search.limits,
-            tt: search.table,
-            tb: search.tablebases,
-            network: search.network,
-            constants: search.constants,
-            policy: self.policy,
-        };
         self.signals.searching.store(true, Ordering::SeqCst);
         self.shared.slots[0].give(Task::Search(Arc::new(job), Some(main)));
     }
@@ -350,30 +187,6 @@ impl Pool {
     }
 }
 
-/// Each thread's stack: the search recurses up to the maximum ply.
-const THREAD_STACK: usize = 16 << 20;
-/// More than a thread's own tables take (histories, pawn cache, search stack, accumulators).
-const THREAD_HEAP: usize = 4 << 20;
-
-/// Address space the C library reserves for each thread that allocates, up to eight threads per
-/// core (glibc's malloc arenas).
-const ARENA: usize = if cfg!(all(target_os = "linux", target_env = "gnu")) { 64 << 20 } else { 0 };
-
-/// Whether the address space has room to grow from `current` threads to `wanted`: checked by
-/// reserving it and handing it back at once, so that a limit (`ulimit -v`, a container's) is met
-/// with a refusal instead of an allocation failure inside a new thread, which would abort the
-/// process. Deliberately generous: threads share arenas when they can.
-fn room_for_threads(current: usize, wanted: usize) -> bool {
-    let arenas = 8 * crate::available_cores();
-    let new_arenas = wanted.min(arenas).saturating_sub(current.min(arenas));
-    let bytes = (wanted - current)
-        .checked_mul(THREAD_STACK + THREAD_HEAP)
-        .and_then(|b| b.checked_add(new_arenas.checked_mul(ARENA)?));
-    let Some(bytes) = bytes else { return false };
-    let mut probe: Vec<u8> = Vec::new();
-    probe.try_reserve_exact(bytes).is_ok()
-}
-
 impl Drop for Pool {
     fn drop(&mut self) {
         self.stop();
@@ -384,8 +197,10 @@ impl Drop for Pool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use engine::board::Position;
-    use engine::search::{SearchResult, SilentReporter};
+    use engine::board::{Board, Position};
+    use engine::nnue::NetworkCopies;
+    use engine::search::{Limits, Reporter, SilentReporter};
+    use engine::tt::TranspositionTable;
     use std::sync::mpsc::channel;
     use std::time::{Duration, Instant};
 
@@ -394,24 +209,39 @@ mod tests {
     }
 
     fn new_pool(threads: usize) -> Pool {
-        Pool::new(threads, SharedHistories::new())
+        let mut pool = Pool::new(SharedHistories::new());
+        assert!(pool.start(Plan::unbound(threads, String::new())));
+        pool
     }
 
-    /// A search of `board` over a small table of its own.
-    fn search(board: Board, limits: Limits, ponder: bool, infinite: bool) -> Search {
-        let table = Arc::new(TranspositionTable::new(1));
-        let network = Arc::new(NetworkCopies::new(engine::nnue::default_network()));
-        Search {
+    /// Starts a search of `board` over a small table of its own, with `network`.
+    fn go_with(
+        pool: &mut Pool,
+        board: Board,
+        limits: Limits,
+        mode: Mode,
+        reporter: Box<dyn Reporter + Send>,
+        on_bestmove: crate::OnBestmove,
+        network: Arc<NetworkCopies>,
+    ) {
+        let job = SearchJob {
             board,
             limits,
-            ponder,
-            infinite,
-            table,
-            tablebases: None,
+            tt: Arc::new(TranspositionTable::new(1)),
+            tb: None,
             network,
             constants: Arc::default(),
-            finish: crate::answer::Finish::default().into_step(),
-        }
+            policy: Default::default(),
+        };
+        let finish = crate::answer::Finish::default();
+        let vote = crate::VoteMode::All;
+        pool.go(job, MainJob { reporter, mode, vote, finish, on_bestmove });
+    }
+
+    /// `go_with` the embedded network, reporting nowhere.
+    fn go(pool: &mut Pool, board: Board, limits: Limits, mode: Mode, on_bestmove: crate::OnBestmove) {
+        let network = Arc::new(NetworkCopies::new(engine::nnue::default_network()));
+        go_with(pool, board, limits, mode, Box::new(SilentReporter), on_bestmove, network);
     }
 
     #[test]
@@ -452,14 +282,10 @@ mod tests {
         let finite_done = Box::new(move |_: SearchResult, _: &crate::Ended| {
             let _ = finite_tx.send(());
         });
-        finite.go(
-            search(board.clone(), Limits::default(), false, false),
-            Box::new(SilentReporter),
-            finite_done,
-        );
+        go(&mut finite, board.clone(), Limits::default(), Mode::Normal, finite_done);
         finite_rx.recv_timeout(Duration::from_secs(10)).expect("a search without limits ends by itself");
         let every_depth = started.elapsed();
-        pool.go(search(board.clone(), Limits::default(), false, true), Box::new(SilentReporter), on_done);
+        go(&mut pool, board.clone(), Limits::default(), Mode::Infinite, on_done);
         assert!(pool.is_searching());
         std::thread::sleep(every_depth * 10 + Duration::from_millis(20));
         assert!(rx.try_recv().is_err(), "go infinite answered before stop, though every depth was done");
@@ -482,11 +308,7 @@ mod tests {
         });
         let limits = Limits { soft_time: ms(soft), hard_time: ms(hard), ..Limits::default() };
         let start = limits.start;
-        pool.go(
-            search(Board::new(Position::startpos()), limits, true, false),
-            Box::new(SilentReporter),
-            on_done,
-        );
+        go(pool, Board::new(Position::startpos()), limits, Mode::Ponder, on_done);
         (rx, start)
     }
 
@@ -510,7 +332,8 @@ mod tests {
         let on_done = Box::new(move |result: SearchResult, _: &crate::Ended| {
             let _ = tx.send(result);
         });
-        pool.go(search(Board::new(Position::startpos()), limits, false, false), reporter, on_done);
+        let network = Arc::new(NetworkCopies::new(engine::nnue::default_network()));
+        go_with(pool, Board::new(Position::startpos()), limits, Mode::Normal, reporter, on_done, network);
         rx.recv_timeout(Duration::from_secs(10)).ok()
     }
 
@@ -525,7 +348,7 @@ mod tests {
         let next =
             answer_with(&mut pool, Limits::depth(6), Box::new(SilentReporter)).expect("the next search");
         assert_eq!(next.depth, 6);
-        pool.set_threads(3).expect("the pool still changes");
+        assert!(pool.start(Plan::unbound(3, String::new())), "the pool still changes");
         drop(pool);
     }
 
@@ -537,16 +360,20 @@ mod tests {
             return;
         }
         let mut pool = new_pool(2);
-        let policy = NumaPolicy::parse(&format!("{}:{}", allowed[0], allowed[1])).expect("valid");
-        let placement = pool.set_numa_policy(policy).expect("CPUs it may use");
+        let policy =
+            crate::numa::NumaPolicy::parse(&format!("{}:{}", allowed[0], allowed[1])).expect("valid");
+        let plan = crate::numa::plan(crate::numa::machine(), &policy, 2).expect("CPUs it may use");
+        assert!(pool.start(plan));
+        let placement = pool.placement().describe();
         assert!(placement.contains("on 2 NUMA nodes"), "{placement}");
         let (tx, rx) = channel();
         let on_done = Box::new(move |result: SearchResult, _: &crate::Ended| {
             let _ = tx.send(result);
         });
-        let job = search(Board::new(Position::startpos()), Limits::depth(8), false, false);
-        let copies = Arc::clone(&job.network);
-        pool.go(job, Box::new(SilentReporter), on_done);
+        let copies = Arc::new(NetworkCopies::new(engine::nnue::default_network()));
+        let (board, limits, silent) =
+            (Board::new(Position::startpos()), Limits::depth(8), Box::new(SilentReporter));
+        go_with(&mut pool, board, limits, Mode::Normal, silent, on_done, Arc::clone(&copies));
         rx.recv_timeout(Duration::from_secs(10)).expect("an answer");
         pool.wait();
         let mut nodes = copies.nodes();

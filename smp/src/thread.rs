@@ -7,33 +7,18 @@
 use crate::helpers::HelperPolicy;
 use crate::vote::{self, VoteMode};
 use crossbeam_utils::CachePadded;
-use engine::board::{Board, Move, Position};
-use engine::movegen::legal_moves;
+use engine::board::Board;
 use engine::nnue::NetworkCopies;
 use engine::search::params::SearchConstants;
 use engine::search::{
-    Limits, Reporter, SearchControl, SearchResult, Searcher, SharedHistories, SharedState, TbContext,
+    Limits, Reporter, SearchControl, SearchResult, Searcher, SharedHistories, SharedState, TbSettings,
 };
-use engine::tb::Tablebases;
 use engine::tt::TranspositionTable;
 use parking_lot::{Condvar, Mutex};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
-
-/// Tablebases and how to use them in the search.
-#[derive(Clone)]
-pub struct TbSettings {
-    pub tables: Arc<Tablebases>,
-    pub probe_depth: i32,
-    pub probe_limit: usize,
-    pub rule50: bool,
-}
-
-/// The engine's steps between the vote and `on_bestmove` (`crate::answer`): the answer to give
-/// for the threads' own, searched at the given root.
-pub(crate) type Finish = Box<dyn FnOnce(SearchResult, &Position) -> SearchResult + Send>;
 
 /// The front end's answer to a search: called once with the final result, when every thread
 /// has stopped.
@@ -62,26 +47,35 @@ pub(crate) struct SearchJob {
     pub(crate) policy: HelperPolicy,
 }
 
+/// How a search ends (the UCI `go`, `go ponder` and `go infinite`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// It answers when its limits are reached, or at `stop`.
+    Normal,
+    /// Its limits wait for `ponderhit`; it never answers before `ponderhit` or `stop`.
+    Ponder,
+    /// No answer before `stop`, however soon the search is done.
+    Infinite,
+}
+
 /// What only the main thread has: where to report, and how to answer.
 pub(crate) struct MainJob {
     pub(crate) reporter: Box<dyn Reporter + Send>,
-    /// `go infinite`: no answer before `stop`, however soon the search is done.
-    pub(crate) infinite: bool,
+    pub(crate) mode: Mode,
     pub(crate) vote: VoteMode,
     /// The engine's steps before the answer is given.
-    pub(crate) finish: Finish,
+    pub(crate) finish: crate::answer::Finish,
     pub(crate) on_bestmove: OnBestmove,
 }
 
+/// A step run on each thread's searcher, given the thread's index.
+pub(crate) type Visit = Arc<dyn Fn(usize, &mut Searcher) + Send + Sync>;
+
 pub(crate) enum Task {
     Search(Arc<SearchJob>, Option<MainJob>),
-    /// A new game: forget this thread's own histories.
-    Clear,
-    /// Copy this thread's own histories into its place in the list (for a hash file).
-    Export(Arc<Mutex<Vec<Vec<u8>>>>),
-    /// Take this thread's own histories from the list (from a hash file): thread `i` takes
-    /// entry `i` modulo its length, so a file saved with fewer threads fills every thread.
-    Import(Arc<Vec<Vec<u8>>>),
+    /// Something done to every thread's searcher between searches, given the thread's index
+    /// (its own histories forgotten, saved or loaded).
+    Each(Visit),
     Exit,
 }
 
@@ -252,55 +246,29 @@ pub(crate) fn helper_limits(limits: &Limits) -> Limits {
     }
 }
 
-/// How a thread makes its searcher: on its own thread, after binding it to its node, so that the
-/// searcher's tables are first touched there; with `node`, it reads that node's network copy
-/// (`network_for`).
-pub(crate) struct SearcherSetup {
-    pub(crate) learned: SharedHistories,
-    pub(crate) node: Option<usize>,
-}
-
-impl SearcherSetup {
-    fn make(&self) -> Searcher {
-        let mut searcher = Searcher::new();
-        searcher.share_histories(&self.learned);
-        searcher
-    }
-
-    /// The network this thread searches `job` with: its node's copy, or the network itself.
-    fn network_for(&self, job: &SearchJob) -> Arc<engine::nnue::Network> {
-        match self.node {
-            Some(node) => job.network.for_node(node),
-            None => Arc::clone(job.network.original()),
-        }
-    }
-}
-
 /// A thread's life: serves its slot's tasks until `Exit`.
-pub(crate) fn run(index: usize, shared: Arc<Shared>, setup: SearcherSetup) {
-    let mut searcher = setup.make();
+/// It makes its searcher on its own thread, after it was bound to its node, so that the
+/// searcher's tables are first touched there; with `node`, it reads that node's network copy.
+pub(crate) fn run(index: usize, shared: Arc<Shared>, learned: SharedHistories, node: Option<usize>) {
+    let make = || {
+        let mut searcher = Searcher::new();
+        searcher.share_histories(&learned);
+        searcher
+    };
+    let mut searcher = make();
     loop {
         let result = match shared.slots[index].next_task() {
             Task::Exit => return,
-            Task::Clear => {
-                searcher.clear_own();
-                None
-            }
-            Task::Export(list) => {
-                list.lock()[index] = searcher.own_histories();
-                None
-            }
-            Task::Import(list) => {
-                if let Some(own) = list.get(index % list.len().max(1)) {
-                    // Checked with the file: a refusal leaves the thread's own as they were.
-                    let _ = searcher.load_own_histories(own);
-                }
+            Task::Each(visit) => {
+                visit(index, &mut searcher);
                 None
             }
             Task::Search(job, main) => {
                 job.constants.install();
                 searcher.set_variation(job.policy.variation(index));
-                searcher.set_network(setup.network_for(&job));
+                searcher.set_network(
+                    node.map_or_else(|| Arc::clone(job.network.original()), |n| job.network.for_node(n)),
+                );
                 let limits = if main.is_some() { job.limits.clone() } else { helper_limits(&job.limits) };
                 let reporter = main.as_ref().map(|main| main.reporter.as_ref());
                 if main.is_some() {
@@ -316,8 +284,8 @@ pub(crate) fn run(index: usize, shared: Arc<Shared>, setup: SearcherSetup) {
                 }));
                 let result = searched.unwrap_or_else(|_| {
                     eprintln!("search thread {index} panicked; its search was ended and the pool goes on");
-                    searcher = setup.make();
-                    fallback_answer(&job.board, &job.limits.search_moves)
+                    searcher = make();
+                    SearchResult::unsearched(&job.board, &job.limits.search_moves)
                 });
                 match main {
                     Some(main) => {
@@ -351,13 +319,7 @@ fn search(
         nodes: &shared.counters[index],
         total_nodes: &total,
         reporter: reporter.map(|r| r as &dyn Reporter),
-        tb: job.tb.as_ref().map(|t| TbContext {
-            tables: &t.tables,
-            probe_depth: t.probe_depth,
-            probe_limit: t.probe_limit,
-            rule50: t.rule50,
-            hits: &shared.tb_hits,
-        }),
+        tb: job.tb.as_ref().map(|t| t.context(&shared.tb_hits)),
     };
     searcher.search(&job.board, limits, &ctx)
 }
@@ -365,7 +327,7 @@ fn search(
 /// The main thread's end of a search: waits until it may answer, stops the helpers, waits for
 /// each, and gives the chosen move.
 fn answer(result: SearchResult, main: MainJob, root: &Board, shared: &Shared) {
-    shared.signals.wait_for_answer_time(main.infinite);
+    shared.signals.wait_for_answer_time(main.mode == Mode::Infinite);
     shared.signals.stop_and_wake();
     shared.wait_for_helpers();
     let mut results = vec![Some(result.clone())];
@@ -373,29 +335,8 @@ fn answer(result: SearchResult, main: MainJob, root: &Board, shared: &Shared) {
     let chosen = vote::choose(&results, main.vote);
     let mut answer = results[chosen].take().filter(|r| !r.best_move.is_null()).unwrap_or(result);
     answer.nodes = answer.nodes.max(shared.total_nodes());
-    let answer = (main.finish)(answer, root.position());
+    let answer = main.finish.answer(answer, root.position());
     let ended = Ended(&shared.signals.searching);
     (main.on_bestmove)(answer, &ended);
     ended.now();
-}
-
-/// The answer of a search that could not run: the first of `search_moves` (when given) that is
-/// legal, else the first legal move (`0000` with none).
-pub(crate) fn fallback_answer(board: &Board, search_moves: &[Move]) -> SearchResult {
-    let legal = legal_moves(board.position());
-    let allowed = |m: &Move| search_moves.is_empty() || search_moves.contains(m);
-    SearchResult {
-        best_move: legal
-            .iter()
-            .copied()
-            .find(allowed)
-            .or_else(|| legal.iter().next().copied())
-            .unwrap_or(Move::NULL),
-        ponder_move: Move::NULL,
-        score: 0,
-        bound: engine::search::Bound::Exact,
-        depth: 0,
-        nodes: 0,
-        pv: Vec::new(),
-    }
 }

@@ -20,11 +20,13 @@ use engine::search::score::MATE_BOUND;
 use engine::search::SearchResult;
 use std::borrow::Borrow;
 use std::collections::HashMap;
-use std::fmt;
-use std::str::FromStr;
 
-/// Which threads' results the final move may come from (UCI option `SMP Vote`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+/// Which threads' results the final move may come from (UCI option `SMP Vote`), named in
+/// lower case.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Default, strum::Display, strum::EnumString, strum::VariantNames,
+)]
+#[strum(serialize_all = "lowercase", ascii_case_insensitive)]
 pub enum VoteMode {
     /// Every thread with a result votes.
     #[default]
@@ -33,34 +35,6 @@ pub enum VoteMode {
     Deeper,
     /// The main thread's move is played.
     Main,
-}
-
-impl VoteMode {
-    pub const NAMES: [&'static str; 3] = ["all", "deeper", "main"];
-    const ALL: [VoteMode; 3] = [VoteMode::All, VoteMode::Deeper, VoteMode::Main];
-
-    /// Its place in `NAMES`.
-    pub(crate) fn index(self) -> u8 {
-        self as u8
-    }
-}
-
-impl fmt::Display for VoteMode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(Self::NAMES[self.index() as usize])
-    }
-}
-
-impl FromStr for VoteMode {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, String> {
-        let wanted = s.trim().to_ascii_lowercase();
-        Self::ALL
-            .into_iter()
-            .find(|mode| Self::NAMES[mode.index() as usize] == wanted)
-            .ok_or_else(|| format!("unknown vote mode '{wanted}' (all, deeper or main)"))
-    }
 }
 
 /// Index (into `results`) of the result to play. `results[0]` is the main thread's; when it
@@ -200,7 +174,7 @@ mod tests {
             assert_eq!(choose(&results, mode), 1);
         }
         assert_eq!("deeper".parse(), Ok(VoteMode::Deeper));
-        for mode in VoteMode::ALL {
+        for mode in [VoteMode::All, VoteMode::Deeper, VoteMode::Main] {
             assert_eq!(mode.to_string().parse(), Ok(mode));
         }
         assert!("best".parse::<VoteMode>().is_err());

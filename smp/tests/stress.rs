@@ -4,7 +4,7 @@
 use engine::board::{Board, Position};
 use engine::movegen::legal_moves;
 use engine::search::{Limits, Reporter, SearchInfo, SearchResult, SilentReporter};
-use smp::Engine;
+use smp::{Engine, Mode};
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -34,7 +34,8 @@ fn start(engine: &mut Engine, pos: Position, limits: Limits, infinite: bool) -> 
     let on_done = Box::new(move |result: SearchResult, _: &smp::Ended| {
         let _ = tx.send(result);
     });
-    engine.go(Board::new(pos), limits, false, infinite, Box::new(SilentReporter), on_done);
+    let mode = if infinite { Mode::Infinite } else { Mode::Normal };
+    engine.go(Board::new(pos), limits, mode, Box::new(SilentReporter), on_done);
     rx
 }
 
@@ -58,7 +59,7 @@ fn start_infinite(engine: &mut Engine, pos: Position) -> (Receiver<SearchResult>
         let _ = tx.send(result);
     });
     let reporter = Box::new(FirstIteration(Mutex::new(Some(started_tx))));
-    engine.go(Board::new(pos), Limits::default(), false, true, reporter, on_done);
+    engine.go(Board::new(pos), Limits::default(), Mode::Infinite, reporter, on_done);
     (rx, started)
 }
 
@@ -89,7 +90,7 @@ fn thread_and_hash_changes_between_searches() {
     let mut engine = Engine::new(1, 4);
     let positions = random_positions(6, 7);
     for (threads, hash) in [(1, 4), (64, 16), (3, 1), (64, 64), (2, 8)] {
-        engine.pool_mut().set_threads(threads).expect("threads start");
+        engine.set_threads(threads).expect("threads start");
         engine.set_hash(hash).expect("small tables allocate");
         assert_eq!(engine.pool().threads(), threads);
         for pos in &positions {
@@ -108,7 +109,7 @@ fn same_size_hash_keeps_its_contents() {
     let key = Position::startpos().key();
     assert!(engine.tt().probe(key, 0, 0).is_some());
     engine.set_hash(engine.hash_mb()).expect("no-op");
-    engine.pool_mut().set_threads(1).expect("threads start");
+    engine.set_threads(1).expect("threads start");
     assert!(engine.tt().probe(key, 0, 0).is_some(), "re-sending the same Hash/Threads cleared the table");
 }
 

@@ -122,7 +122,8 @@ pub fn search(
     let on_done = Box::new(move |r: SearchResult, _: &smp::Ended| {
         let _ = tx.send(r);
     });
-    engine.go(board, limits, false, stop_after.is_some(), Box::new(SilentReporter), on_done);
+    let mode = if stop_after.is_some() { smp::Mode::Infinite } else { smp::Mode::Normal };
+    engine.go(board, limits, mode, Box::new(SilentReporter), on_done);
     if let Some(t) = stop_after {
         std::thread::sleep(t);
         engine.pool().stop();
@@ -163,8 +164,8 @@ pub fn run(config: &ScalingConfig, mut progress: impl FnMut(&str)) -> Measuremen
     for (repeat, order) in out.orders.clone().iter().enumerate() {
         for &threads in order {
             let mut engine = Engine::new(threads, config.hash.mb(threads));
-            engine.pool_mut().set_policy(config.policy);
-            let placement = engine.pool_mut().set_numa_policy(config.numa.clone()).unwrap_or_else(|e| e);
+            engine.set_helper_policy(config.policy);
+            let placement = engine.set_numa_policy(config.numa.clone()).unwrap_or_else(|e| e);
             out.placements.insert(threads, placement);
             progress(&format!(
                 "repeat {}/{}, {threads} thread(s): warm-up and speed",

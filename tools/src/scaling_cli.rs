@@ -114,7 +114,10 @@ fn parse_args(args: &[String]) -> Result<(ScalingConfig, Outputs), String> {
             "--hash-per-thread" => {
                 config.hash = HashSize::PerThread(number(value()?)?.clamp(1, 1 << 16) as usize)
             }
-            "--helpers" => config.policy = value()?.parse()?,
+            "--helpers" => {
+                let v = value()?;
+                config.policy = v.parse().map_err(|_| format!("--helpers: '{v}' is not identical or skip"))?
+            }
             "--numa-policy" => config.numa = smp::numa::NumaPolicy::parse(&value()?)?,
             "--seed" => config.seed = number(value()?)?,
             "--csv" => outputs.csv = Some(value()?),

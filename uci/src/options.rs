@@ -181,8 +181,13 @@ pub const OPTIONS: &[OptionSpec] = &[
     spin(OptionId::SyzygyProbeDepth, "SyzygyProbeDepth", 1, 1, 100),
     spin(OptionId::SyzygyProbeLimit, "SyzygyProbeLimit", 7, 0, 7),
     check(OptionId::Syzygy50MoveRule, "Syzygy50MoveRule", true),
-    combo(OptionId::SmpHelpers, "SMP Helpers", "identical", &smp::HelperPolicy::NAMES),
-    combo(OptionId::SmpVote, "SMP Vote", "all", &smp::VoteMode::NAMES),
+    combo(
+        OptionId::SmpHelpers,
+        "SMP Helpers",
+        "identical",
+        <smp::HelperPolicy as smp::VariantNames>::VARIANTS,
+    ),
+    combo(OptionId::SmpVote, "SMP Vote", "all", <smp::VoteMode as smp::VariantNames>::VARIANTS),
 ];
 
 /// Other engines' names for options of `OPTIONS`, which `setoption` accepts as well (they are

@@ -12,7 +12,6 @@ use engine::movegen::legal_moves;
 use engine::nnue::Network;
 use engine::tb::Tablebases;
 use smp::Engine;
-use smp::HelperPolicy;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -106,7 +105,6 @@ struct SearchState {
 /// An option change that waits for the current search to end. Changes take effect in the order
 /// they were sent (`apply_pending_if_idle`).
 enum Change {
-    Policy(HelperPolicy),
     Numa(smp::numa::NumaPolicy),
     /// Tablebase settings changed.
     Syzygy,
@@ -125,8 +123,7 @@ impl Change {
         use Change::*;
         matches!(
             (self, earlier),
-            (Policy(_), Policy(_))
-                | (Numa(_), Numa(_))
+            (Numa(_), Numa(_))
                 | (Syzygy, Syzygy)
                 | (Threads(_), Threads(_))
                 | (Hash(_), Hash(_))

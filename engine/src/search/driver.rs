@@ -27,6 +27,25 @@ pub struct SearchResult {
     pub pv: Vec<Move>,
 }
 
+impl SearchResult {
+    /// The answer of a search that could not run: the first of `search_moves` (when given)
+    /// that is legal, else the first legal move (`Move::NULL` with none), at depth 0.
+    pub fn unsearched(board: &Board, search_moves: &[Move]) -> SearchResult {
+        let legal = legal_moves(board.position());
+        let allowed = |m: &Move| search_moves.is_empty() || search_moves.contains(m);
+        let best_move = legal.iter().copied().find(allowed).or_else(|| legal.iter().next().copied());
+        SearchResult {
+            best_move: best_move.unwrap_or(Move::NULL),
+            ponder_move: Move::NULL,
+            score: 0,
+            bound: Bound::Exact,
+            depth: 0,
+            nodes: 0,
+            pv: Vec::new(),
+        }
+    }
+}
+
 /// The shallowest table entry an analysis resumes from (below it, starting at depth 1 costs
 /// nothing worth saving).
 const RESUME_MIN_DEPTH: i32 = 6;

@@ -218,6 +218,23 @@ pub struct TbContext<'a> {
     pub hits: &'a AtomicU64,
 }
 
+/// Tablebases and how a search uses them, as an engine keeps them between searches.
+#[derive(Clone)]
+pub struct TbSettings {
+    pub tables: Arc<Tablebases>,
+    pub probe_depth: i32,
+    pub probe_limit: usize,
+    pub rule50: bool,
+}
+
+impl TbSettings {
+    /// The settings for one search, which counts its probes in `hits`.
+    pub fn context<'a>(&'a self, hits: &'a AtomicU64) -> TbContext<'a> {
+        let (probe_depth, probe_limit, rule50) = (self.probe_depth, self.probe_limit, self.rule50);
+        TbContext { tables: &self.tables, probe_depth, probe_limit, rule50, hits }
+    }
+}
+
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Bound {
     Exact,

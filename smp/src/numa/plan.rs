@@ -26,11 +26,19 @@ pub struct Plan {
     pub threads: usize,
     /// Why nothing is bound, when nothing is.
     pub unbound_because: Option<String>,
+    /// The bindings the system refused when the threads started (`thread 3: ...`).
+    pub refused: Vec<String>,
 }
 
 impl Plan {
     pub fn unbound(threads: usize, why: String) -> Plan {
-        Plan { nodes: Vec::new(), thread_node: Vec::new(), threads, unbound_because: Some(why) }
+        Plan {
+            nodes: Vec::new(),
+            thread_node: Vec::new(),
+            threads,
+            unbound_because: Some(why),
+            refused: Vec::new(),
+        }
     }
 
     /// The CPUs thread `index` is bound to, if any.
@@ -43,8 +51,28 @@ impl Plan {
         self.nodes.iter().filter(|n| n.threads > 0).map(|n| n.id).collect()
     }
 
-    /// `64 threads on 2 NUMA nodes: 32 on 0-31, 32 on 32-63`, or why none is bound.
+    /// The CPUs of each node that runs threads, where they run on several (the table's pages
+    /// are spread over them); empty otherwise.
+    pub fn nodes_in_use(&self) -> Vec<CpuSet> {
+        let used: Vec<CpuSet> = self.nodes.iter().filter(|n| n.threads > 0).map(|n| n.cpus.clone()).collect();
+        if used.len() > 1 {
+            used
+        } else {
+            Vec::new()
+        }
+    }
+
+    /// `64 threads on 2 NUMA nodes: 32 on 0-31, 32 on 32-63`, or why none is bound, and any
+    /// binding the system refused.
     pub fn describe(&self) -> String {
+        let mut text = self.describe_nodes();
+        if !self.refused.is_empty() {
+            text.push_str(&format!("; the system refused to bind {}", self.refused.join(", ")));
+        }
+        text
+    }
+
+    fn describe_nodes(&self) -> String {
         let threads =
             if self.threads == 1 { "1 thread".to_string() } else { format!("{} threads", self.threads) };
         if let Some(why) = &self.unbound_because {
@@ -136,5 +164,5 @@ fn spread(topology: &Topology, nodes: Vec<(usize, CpuSet)>, threads: usize) -> P
         placed[best].threads += 1;
         thread_node.push(best);
     }
-    Plan { nodes: placed, thread_node, threads, unbound_because: None }
+    Plan { nodes: placed, thread_node, threads, unbound_because: None, refused: Vec::new() }
 }

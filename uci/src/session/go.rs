@@ -8,6 +8,7 @@ use engine::board::{Color, Move};
 use engine::search::score::MAX_PLY;
 use engine::search::time::{allocate, Clock};
 use engine::search::{Limits, SearchResult};
+use smp::Mode;
 use std::time::{Duration, Instant};
 
 impl Session {
@@ -104,17 +105,16 @@ impl Session {
                 let _ = inbox.try_send((crate::input::Input::SearchEnded, std::time::Instant::now()));
             }
         });
+        // `go ponder infinite` waits for `stop` even after `ponderhit`.
+        let mode = match (params.infinite, params.ponder) {
+            (true, _) => Mode::Infinite,
+            (false, true) => Mode::Ponder,
+            (false, false) => Mode::Normal,
+        };
         self.search.pondering = params.ponder;
         self.search.infinite = params.infinite;
         self.search.stopping = false;
-        self.engine.go(
-            self.root.board.clone(),
-            limits,
-            params.ponder,
-            params.infinite,
-            reporter,
-            on_bestmove,
-        );
+        self.engine.go(self.root.board.clone(), limits, mode, reporter, on_bestmove);
     }
 
     /// The search limits `go` asks for. Values out of range are brought into range, each with a

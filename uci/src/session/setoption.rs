@@ -2,9 +2,9 @@
 
 use super::{Change, HashIo, Session};
 use crate::options::{self, OptionId, Setting};
+use engine::search::TbSettings;
 use engine::tb::Tablebases;
 use engine::tt::TranspositionTable;
-use smp::TbSettings;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
@@ -37,7 +37,7 @@ impl Session {
                 Ok(policy) => {
                     self.defer(Change::Numa(policy));
                 }
-                Err(e) => self.info(&format!("{e}; kept {}", self.engine.pool().numa_policy())),
+                Err(e) => self.info(&format!("{e}; kept {}", self.engine.numa_policy())),
             },
             OptionId::MultiPv => self.options.multipv = value.spin() as usize,
             OptionId::MoveOverhead => self.options.move_overhead = Duration::from_millis(value.spin() as u64),
@@ -98,16 +98,17 @@ impl Session {
                 self.options.syzygy.rule50 = value.check();
                 self.syzygy_changed();
             }
-            OptionId::SmpHelpers => match value.text().parse() {
-                Ok(policy) => {
-                    self.defer(Change::Policy(policy));
+            // A combo's value is one of the names the option table lists, which these parse.
+            OptionId::SmpHelpers => {
+                if let Ok(policy) = value.text().parse() {
+                    self.engine.set_helper_policy(policy);
                 }
-                Err(e) => self.info(&e),
-            },
-            OptionId::SmpVote => match value.text().parse() {
-                Ok(mode) => self.engine.pool_mut().set_vote_mode(mode),
-                Err(e) => self.info(&e),
-            },
+            }
+            OptionId::SmpVote => {
+                if let Ok(mode) = value.text().parse() {
+                    self.engine.set_vote_mode(mode);
+                }
+            }
             OptionId::EvalFile => self.set_eval_file(&value.text()),
             OptionId::DebugLogFile => {
                 if let Err(e) = crate::log::set_file(&value.text()) {
@@ -205,19 +206,18 @@ impl Session {
 
     fn apply(&mut self, change: Change) {
         match change {
-            Change::Policy(policy) => self.engine.pool_mut().set_policy(policy),
             Change::Syzygy => self.apply_syzygy(),
             Change::Threads(threads) => {
                 let before = self.engine.pool().threads();
-                match self.engine.pool_mut().set_threads(threads) {
+                match self.engine.set_threads(threads) {
                     Ok(()) if self.engine.pool().threads() != before => {
-                        self.info(&self.engine.pool().placement())
+                        self.info(&self.engine.pool().placement().describe())
                     }
                     Ok(()) => {}
                     Err(e) => self.info(&e),
                 }
             }
-            Change::Numa(policy) => match self.engine.pool_mut().set_numa_policy(policy) {
+            Change::Numa(policy) => match self.engine.set_numa_policy(policy) {
                 Ok(placement) => self.info(&placement),
                 Err(e) => self.info(&e),
             },
