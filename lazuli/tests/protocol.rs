@@ -308,6 +308,24 @@ fn go_perft_prints_the_divide() {
 }
 
 #[test]
+fn a_deep_perft_ends_at_stop_and_the_engine_goes_on() {
+    let mut engine = Engine::start();
+    // About eight billion leaves: minutes of counting.
+    engine.send("position fen r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1");
+    engine.send("go perft 6");
+    std::thread::sleep(Duration::from_millis(300));
+    engine.send("stop");
+    engine.send("isready");
+    let lines = engine.read_until("readyok", Duration::from_secs(5));
+    assert!(lines.iter().any(|l| l.starts_with("info string perft stopped")), "{lines:?}");
+    assert!(!lines.iter().any(|l| l.starts_with("Nodes searched")), "{lines:?}");
+    engine.send("position startpos");
+    engine.send("go perft 2");
+    let lines = engine.read_until("Nodes searched", Duration::from_secs(10));
+    assert_eq!(lines.last().map(String::as_str), Some("Nodes searched: 400"));
+}
+
+#[test]
 fn chess960_castling_notation_follows_the_option() {
     let mut engine = Engine::start();
     let fen = "4k3/8/8/8/8/8/8/4K2R w K - 0 1";

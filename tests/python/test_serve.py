@@ -294,6 +294,26 @@ def test_a_client_that_leaves_mid_search_frees_its_threads_and_table(server):
     assert settle(lambda: rss_kb(pid) < base_rss + 30_000, 5), (base_rss, rss_kb(pid))
 
 
+def test_a_client_that_hangs_up_during_a_deep_perft_frees_its_place(tmp_path):
+    s = Server(tmp_path, "--max-connections", "1", "--auth-timeout", "2")
+    try:
+        pid = s.proc.pid
+        base_threads = thread_count(pid)
+        c = Client(s.port, s.secret)
+        # About eight billion leaves: minutes of counting, within the server's perft depth.
+        c.send("position fen r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1")
+        c.send("go perft 6")
+        time.sleep(0.3)
+        c.close()
+        assert settle(lambda: thread_count(pid) == base_threads, 5), (thread_count(pid), base_threads)
+        d = Client(s.port, s.secret)
+        d.send("isready")
+        assert d.until("readyok", timeout=5)[-1] == "readyok"
+        d.close()
+    finally:
+        s.close()
+
+
 def test_a_client_that_never_reads_is_closed_and_the_others_are_served(server):
     pid = server.proc.pid
     base_threads = thread_count(pid)

@@ -80,6 +80,13 @@ impl FrontDesk {
         self.stopper.clone()
     }
 
+    /// The client has gone (a server's connection closed or idle): as a `quit` read now, so
+    /// that the search, a `perft` and any `go` queued behind them end at once.
+    pub fn hang_up(&self) {
+        self.state.quit.store(true, Ordering::SeqCst);
+        self.stopper.stop();
+    }
+
     /// Whether the desk answered `input` itself (it is then not for the session).
     pub fn answers(&self, input: &Input) -> bool {
         let Input::Line(line) = input else { return false };

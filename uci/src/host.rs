@@ -120,6 +120,11 @@ impl Inlet {
         let _ = self.lines.send((Input::line("quit"), Instant::now()));
     }
 
+    /// The client has gone: the session ends what it runs and quits (`FrontDesk::hang_up`).
+    pub fn hang_up(&self) {
+        self.desk.hang_up();
+    }
+
     /// The handle that stops the session's searches and tells whether one runs.
     pub fn stop_handle(&self) -> smp::StopHandle {
         self.desk.stop_handle()

@@ -9,6 +9,7 @@ use crate::output::Output;
 use engine::bench::{run_bench, DEFAULT_BENCH_DEPTH};
 use engine::board::{Board, FenError, Move, Position};
 use engine::movegen::legal_moves;
+use engine::movegen::perft::perft_divide;
 use engine::nnue::Network;
 use engine::tb::Tablebases;
 use smp::Engine;
@@ -461,17 +462,23 @@ impl Session {
         }
     }
 
-    fn perft(&mut self, depth: u32) {
+    /// `go perft`, received at `received`: it ends early, with nothing counted, at a `stop` read
+    /// after it or at `quit` (a server's client that hangs up).
+    fn perft(&mut self, depth: u32, received: Instant) {
         let limit = self.gate.as_ref().map_or(MAX_PERFT_DEPTH, |g| g.max_perft_depth().min(MAX_PERFT_DEPTH));
         if depth > limit {
             self.info(&format!("perft depth must be at most {limit}, found {depth}"));
             return;
         }
         self.engine.pool().wait();
+        let desk = Arc::clone(&self.desk);
+        let stop = || desk.stop_read_since(received) || desk.quit_requested();
+        let Some(divide) = perft_divide(self.root.board.position(), depth, &stop) else {
+            self.info("perft stopped before its end; nothing counted");
+            return;
+        };
         let mut buffer = Vec::new();
-        if crate::perft::write_divide(&mut buffer, self.root.board.position(), depth, self.options.chess960)
-            .is_ok()
-        {
+        if crate::perft::write_divide(&mut buffer, &divide, depth, self.options.chess960).is_ok() {
             self.line(String::from_utf8_lossy(&buffer).trim_end());
         }
     }

@@ -108,7 +108,7 @@ pub(super) fn serve(stream: TcpStream, server: &Server, who: &str, deadline: Ins
             tracing::info!("{who_reader}: idle for too long; closing");
         }
         // Gone or idle: nothing it started keeps running.
-        inlet.stop_handle().stop();
+        inlet.hang_up();
     });
     let Ok(reader) = reader else {
         tracing::warn!("{who}: cannot start its input thread");

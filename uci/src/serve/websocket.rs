@@ -142,7 +142,7 @@ pub(super) fn serve(stream: TcpStream, server: &Server, who: &str, deadline: Ins
         let why = pump(&mut ws, &limits, first_lines, inlet, &outgoing, &failed);
         tracing::info!("{who_pump}: {why}");
         // Gone, idle or done: nothing it started keeps running.
-        inlet.stop_handle().stop();
+        inlet.hang_up();
         let _ = ws.close(None);
         let _ = ws.flush();
     });

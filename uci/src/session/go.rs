@@ -18,7 +18,7 @@ impl Session {
             return;
         }
         if let Some(depth) = params.perft {
-            self.perft(depth);
+            self.perft(depth, received);
             return;
         }
         if self.root.refused {
