@@ -24,6 +24,11 @@ impl StopHandle {
         self.signals.stop_and_wake();
     }
 
+    /// `Pool::ponderhit`, from any thread.
+    pub fn ponderhit(&self) {
+        self.signals.ponderhit();
+    }
+
     /// `Pool::is_searching`, from any thread.
     pub fn is_searching(&self) -> bool {
         self.signals.searching.load(Ordering::SeqCst)
@@ -152,15 +157,7 @@ impl Pool {
     /// The opponent played the expected move: the ponder search becomes a timed search, its
     /// time counted from its `go`. One that has already had its time answers at once.
     pub fn ponderhit(&self) {
-        let control = &self.signals.control;
-        // SeqCst on both sides (see `soft_limit_reached`): a mark made while the hit comes is
-        // seen here, or the search sees the hit.
-        control.pondering.store(false, Ordering::SeqCst);
-        if control.stop_on_ponderhit.load(Ordering::SeqCst) {
-            self.signals.stop_and_wake();
-        } else {
-            self.signals.wake();
-        }
+        self.signals.ponderhit();
     }
 
     /// Whether a search runs: from `go` until its `bestmove` has been given.

@@ -162,6 +162,19 @@ impl Signals {
         self.wake();
     }
 
+    /// The opponent played the expected move: the ponder search becomes a timed search, its
+    /// time counted from its `go`. One that has already had its time answers at once.
+    pub(crate) fn ponderhit(&self) {
+        // SeqCst on both sides (see `soft_limit_reached`): a mark made while the hit comes is
+        // seen here, or the search sees the hit.
+        self.control.pondering.store(false, Ordering::SeqCst);
+        if self.control.stop_on_ponderhit.load(Ordering::SeqCst) {
+            self.stop_and_wake();
+        } else {
+            self.wake();
+        }
+    }
+
     /// Ready for a new search (`ponder`: one that waits for `ponderhit`).
     pub(crate) fn reset(&self, ponder: bool) {
         self.answer_now.store(false, Ordering::SeqCst);

@@ -6,6 +6,7 @@
 //! - `stop` raises the search's stop flag at once (with many search threads on few cores,
 //!   waiting for the session thread to be scheduled would add to the latency), and ends every
 //!   `go` read before it: such a `go` is stopped as soon as it starts;
+//! - `ponderhit` turns the running ponder search into a timed one at once, for the same reason;
 //! - `quit` stops the search too, and a `go` or `ucinewgame` still queued behind a search is
 //!   not waited for;
 //! - `isready` is answered at once while the session waits for a search, or will (a `go` or
@@ -100,6 +101,9 @@ impl FrontDesk {
                 state.quit.store(true, Ordering::SeqCst);
                 self.stopper.stop();
             }
+            // At once, as `stop`: the session thread may wait for a core while every core
+            // searches. The session hears it too, in turn (a ponder search it has yet to start).
+            Some(Command::PonderHit) if self.stopper.is_searching() => self.stopper.ponderhit(),
             Some(Command::IsReady) => {
                 // Queued: a `go` that will start a search and one that will wait for it, or one
                 // behind the search running now.
@@ -116,5 +120,36 @@ impl FrontDesk {
             _ => {}
         }
         false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use engine::board::{Board, Position};
+    use engine::search::{Limits, SilentReporter};
+    use std::time::Duration;
+
+    #[test]
+    fn the_desk_hands_a_ponderhit_to_the_search_without_the_session() {
+        let mut engine = smp::Engine::new(1, 1);
+        let (tx, rx) = std::sync::mpsc::channel();
+        // The soft limit passes while it ponders: the hit ends the search at once.
+        let ms = |n| Some(Duration::from_millis(n));
+        let limits = Limits { soft_time: ms(10), hard_time: ms(5_000), ..Limits::default() };
+        let on_bestmove = Box::new(move |result, _: &smp::Ended| {
+            let _ = tx.send(result);
+        });
+        let board = Board::new(Position::startpos());
+        engine.go(board, limits, smp::Mode::Ponder, Box::new(SilentReporter), on_bestmove);
+        std::thread::sleep(Duration::from_millis(100));
+        assert!(rx.try_recv().is_err(), "answered while pondering");
+        let desk = FrontDesk::new(
+            engine.pool().stop_handle(),
+            Arc::default(),
+            Output::new(Box::new(std::io::sink())),
+        );
+        assert!(!desk.answers(&Input::line("ponderhit")), "the session hears it too");
+        rx.recv_timeout(Duration::from_secs(10)).expect("bestmove with no session to handle the line");
     }
 }

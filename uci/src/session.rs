@@ -343,7 +343,9 @@ impl Session {
                 self.engine.pool().stop();
             }
             Command::PonderHit => {
-                if self.search.pondering && self.is_searching() {
+                // The desk has told the search already; a ponder search that has ended since
+                // ended by it.
+                if self.search.pondering {
                     self.search.pondering = false;
                     self.engine.pool().ponderhit();
                 } else {
