@@ -308,6 +308,24 @@ fn go_perft_prints_the_divide() {
 }
 
 #[test]
+fn a_stop_behind_many_queued_lines_still_stops_the_search_at_once() {
+    let mut engine = Engine::start();
+    engine.send("position startpos");
+    engine.send("go depth 60");
+    engine.wait_for_depth(1);
+    // Each waits behind the search: more of them than the session's inbox once held.
+    for _ in 0..100 {
+        engine.send("go depth 1");
+    }
+    engine.send("stop");
+    for _ in 0..101 {
+        engine.read_until("bestmove", Duration::from_secs(10));
+    }
+    engine.send("isready");
+    engine.read_until("readyok", Duration::from_secs(5));
+}
+
+#[test]
 fn a_deep_perft_ends_at_stop_and_the_engine_goes_on() {
     let mut engine = Engine::start();
     // About eight billion leaves: minutes of counting.

@@ -523,9 +523,13 @@ def test_a_websocket_go_that_waits_for_room_is_counted_once(server):
     with ws_connect(f"ws://127.0.0.1:{server.port}") as ws:
         ws.send(f"auth {server.secret}")
         assert ws.recv(timeout=5) == "authok"
-        # The session waits behind the first search at the second `go`; 64 lines fill its inbox
-        # and the third `go` waits for room for the rest of the first search.
-        ws.send("\n".join(["go movetime 1500", "go depth 1", *["debug off"] * 64, "go depth 1"]))
+        # The session waits behind the first search at the second `go`; 40 long lines (20 MB of
+        # inbox, more than its 16) fill its inbox and the third `go` waits for room for the rest
+        # of the first search.
+        ws.send("go movetime 1500\ngo depth 1")
+        for _ in range(40):
+            ws.send("debug off" + " " * 250_000)
+        ws.send("go depth 1")
         answers = 0
         while answers < 3:
             answers += ws.recv(timeout=10).startswith("bestmove")

@@ -7,15 +7,17 @@ use crate::desk::FrontDesk;
 use crate::input::Input;
 use crate::output::Output;
 use crate::session::{Flow, Session};
-use crossbeam_channel::{bounded, Receiver, Sender, TrySendError};
-use std::sync::atomic::{AtomicBool, Ordering};
+use crossbeam_channel::{unbounded, Receiver, Sender, TrySendError};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Instant;
 
-/// Lines read ahead of the session: a writer that outpaces it (a script piping searches) is
-/// held back, and memory stays bounded.
-pub const INBOX_LINES: usize = 64;
+/// What the input read ahead of the session may weigh (`weight`): a writer that outpaces it by
+/// more (a script piping searches) is held back, and memory stays bounded. Until then the desk
+/// reads every line as it comes, so a `stop`, `quit` or `isready` behind many queued lines acts
+/// at once.
+pub const INBOX_BYTES: usize = 16 << 20;
 
 /// An input and when it was read.
 pub type Arrival = (Input, Instant);
@@ -32,6 +34,8 @@ pub struct Host {
 pub struct Inlet {
     desk: FrontDesk,
     lines: Sender<Arrival>,
+    /// The weight of the input in the inbox (`INBOX_BYTES`).
+    queued: Arc<AtomicUsize>,
     /// The session has handled its last line.
     ended: Arc<AtomicBool>,
 }
@@ -39,10 +43,11 @@ pub struct Inlet {
 impl Host {
     /// `session`, answering on `out`, fed through the inlet from now on.
     pub fn new(mut session: Session, out: Output) -> Host {
-        let (lines, inbox) = bounded(INBOX_LINES);
+        let (lines, inbox) = unbounded();
         session.set_inbox(lines.clone());
         let desk = session.front_desk(out);
-        Host { session, inbox, inlet: Inlet { desk, lines, ended: Arc::default() } }
+        let inlet = Inlet { desk, lines, queued: Arc::default(), ended: Arc::default() };
+        Host { session, inbox, inlet }
     }
 
     pub fn inlet(&self) -> Inlet {
@@ -74,6 +79,7 @@ impl Host {
     pub fn serve(self) {
         let Host { mut session, inbox, inlet } = self;
         for (input, received) in &inbox {
+            inlet.queued.fetch_sub(weight(&input), Ordering::SeqCst);
             let flow = match input {
                 Input::Line(line) => session.handle_line(*line, received),
                 Input::TooLong(bytes, limit) => {
@@ -93,13 +99,28 @@ impl Host {
     }
 }
 
+/// What an input in the inbox costs in memory, about: a line twice over (its text and what it
+/// was parsed into) and a fixed part for its place in the queue.
+fn weight(input: &Input) -> usize {
+    match input {
+        Input::Line(line) => 2 * line.text.len() + 128,
+        Input::TooLong(..) => 128,
+        Input::SearchEnded => 0,
+    }
+}
+
 impl Inlet {
     /// Hands `input` to the session, waiting for room in its inbox; false once the session has
     /// ended.
     pub fn deliver(&self, input: Input) -> bool {
-        match self.admit(input) {
-            Some(arrival) => self.lines.send(arrival).is_ok(),
-            None => true,
+        let Some(mut arrival) = self.admit(input) else { return true };
+        loop {
+            match self.offer(arrival) {
+                Ok(()) => return true,
+                Err(TrySendError::Full(back)) => arrival = back,
+                Err(TrySendError::Disconnected(_)) => return false,
+            }
+            std::thread::sleep(std::time::Duration::from_millis(1));
         }
     }
 
@@ -110,9 +131,19 @@ impl Inlet {
         (!self.desk.answers(&input)).then_some((input, received))
     }
 
-    /// Hands an admitted input to the session if its inbox has room; else gives it back.
+    /// Hands an admitted input to the session if its inbox has room (an empty inbox takes any
+    /// line); else gives it back.
     pub fn offer(&self, arrival: Arrival) -> Result<(), TrySendError<Arrival>> {
-        self.lines.try_send(arrival)
+        let weight = weight(&arrival.0);
+        let queued = self.queued.load(Ordering::SeqCst);
+        if queued > 0 && queued + weight > INBOX_BYTES {
+            return Err(TrySendError::Full(arrival));
+        }
+        self.queued.fetch_add(weight, Ordering::SeqCst);
+        self.lines.send(arrival).map_err(|e| {
+            self.queued.fetch_sub(weight, Ordering::SeqCst);
+            TrySendError::Disconnected(e.0)
+        })
     }
 
     /// The input has ended: the session quits once it has handled what came before.
@@ -133,5 +164,31 @@ impl Inlet {
     /// Whether the session has handled its last line.
     pub fn session_ended(&self) -> bool {
         self.ended.load(Ordering::SeqCst)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_inbox_takes_input_up_to_its_weight_then_gives_it_back() {
+        let host = Host::new(
+            Session::new(Output::new(Box::new(std::io::sink()))),
+            Output::new(Box::new(std::io::sink())),
+        );
+        let inlet = host.inlet();
+        let long = || (Input::line(format!("debug off{}", " ".repeat(1 << 20))), Instant::now());
+        let mut taken = 0;
+        while inlet.offer(long()).is_ok() {
+            taken += 1;
+            assert!(taken <= 8, "took more than {INBOX_BYTES} bytes");
+        }
+        assert_eq!(taken, 7, "each line weighs twice its 1 MB");
+        // The session takes one: there is room for one more.
+        let (first, _) = host.inbox.recv().expect("queued");
+        host.inlet.queued.fetch_sub(weight(&first), Ordering::SeqCst);
+        assert!(inlet.offer(long()).is_ok());
+        assert!(matches!(inlet.offer(long()), Err(TrySendError::Full(_))));
     }
 }

@@ -100,9 +100,9 @@ impl Session {
             // Ended under the output's lock: a `go` that finds the search over cannot print
             // before this `bestmove`, and a client that has read it never finds it running.
             out.line_after(&line, || ended.now());
-            // Told in turn with the input; a full inbox holds lines, which apply them too.
+            // Told in turn with the input (the inbox always takes it).
             if let Some(inbox) = inbox {
-                let _ = inbox.try_send((crate::input::Input::SearchEnded, std::time::Instant::now()));
+                let _ = inbox.send((crate::input::Input::SearchEnded, std::time::Instant::now()));
             }
         });
         // `go ponder infinite` waits for `stop` even after `ponderhit`.
