@@ -140,24 +140,10 @@ pub fn parse_line(line: &str) -> Result<Parsed, ParseError> {
     }
 }
 
-/// Whitespace-separated tokens with their byte offsets in the line.
+/// Whitespace-separated tokens with their byte offsets in the line (each token is a slice of
+/// `line`, so its offset is how far its start lies from the line's).
 fn tokenize(line: &str) -> Vec<(usize, &str)> {
-    let mut tokens = Vec::new();
-    let mut start = None;
-    for (i, c) in line.char_indices() {
-        match (c.is_whitespace(), start) {
-            (true, Some(s)) => {
-                tokens.push((s, &line[s..i]));
-                start = None;
-            }
-            (false, None) => start = Some(i),
-            _ => {}
-        }
-    }
-    if let Some(s) = start {
-        tokens.push((s, &line[s..]));
-    }
-    tokens
+    line.split_whitespace().map(|token| (token.as_ptr() as usize - line.as_ptr() as usize, token)).collect()
 }
 
 fn parse_number<T: std::str::FromStr>(what: &str, value: &str) -> Result<T, ParseError> {

@@ -113,32 +113,19 @@ enum Change {
     Hash(usize),
     /// The network `EvalFile` chose.
     Network(Arc<Network>),
-    /// `Clear Hash`, `Save Hash` or `Load Hash`.
-    Table(HashIo),
+    /// `Clear Hash`, and `Save Hash` and `Load Hash` with the path they were asked for.
+    ClearHash,
+    SaveHash(String),
+    LoadHash(String),
 }
 
 impl Change {
     /// Whether `self` makes `earlier`, queued just before it, pointless: a new value of the
     /// same setting (table operations all count).
     fn replaces(&self, earlier: &Change) -> bool {
-        use Change::*;
-        matches!(
-            (self, earlier),
-            (Numa(_), Numa(_))
-                | (Syzygy, Syzygy)
-                | (Threads(_), Threads(_))
-                | (Hash(_), Hash(_))
-                | (Network(_), Network(_))
-        )
+        let table = matches!(self, Change::ClearHash | Change::SaveHash(_) | Change::LoadHash(_));
+        !table && std::mem::discriminant(self) == std::mem::discriminant(earlier)
     }
-}
-
-/// A table operation: a clear, or a file with the path it was asked for.
-#[derive(Clone, Debug, PartialEq, Eq)]
-enum HashIo {
-    Clear,
-    Save(String),
-    Load(String),
 }
 
 /// What the loop should do after a command.

@@ -52,6 +52,7 @@ impl Budget {
     }
 
     /// Threads and megabytes held now.
+    #[cfg(test)]
     pub fn used(&self) -> (usize, usize) {
         *self.used.lock()
     }

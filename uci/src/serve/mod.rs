@@ -163,17 +163,12 @@ fn take_slot(counter: &AtomicUsize, max: usize) -> Option<Slot<'_>> {
 }
 
 impl Server {
-    /// A place among the served connections, for a client that showed the secret.
-    fn serve_slot(&self) -> Option<Slot<'_>> {
-        take_slot(&self.slots.served, self.slots.max_served)
-    }
-
     /// What a client that showed the secret is given: a served place and its share of the
     /// threads and hash; or why it is refused.
     fn admit(&self) -> Result<(Slot<'_>, limits::RemoteGate), String> {
         let max = self.slots.max_served;
-        let served =
-            self.serve_slot().ok_or_else(|| format!("the server takes at most {max} connections"))?;
+        let served = take_slot(&self.slots.served, max)
+            .ok_or_else(|| format!("the server takes at most {max} connections"))?;
         let gate = self.budget.admit().ok_or("the server's threads and hash are all in use")?;
         Ok((served, gate))
     }

@@ -185,8 +185,6 @@ impl Session {
             start: received,
             depth: depth.map(|d| d as i32),
             nodes: nodes.map(|n| n as u64),
-            soft_nodes: None,
-            min_depth: 0,
             mate: mate.map(|m| m as i32),
             soft_time: time_limits.map(|t| t.soft),
             hard_time: time_limits.map(|t| t.hard),
@@ -202,9 +200,8 @@ impl Session {
             resume: !params.ponder
                 && (params.infinite
                     || (self.options.analyse_mode && clock.time.is_none() && clock.move_time.is_none())),
-            // The engine finds what an earlier search of the root completed.
-            resume_from: None,
-            answers: true,
+            // The engine finds what an earlier search of the root completed (`resume_from`).
+            ..Limits::default()
         }
     }
 }

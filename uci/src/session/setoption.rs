@@ -1,6 +1,6 @@
 //! `setoption`: each option's effect, and the options that wait for the search to end.
 
-use super::{Change, HashIo, Session};
+use super::{Change, Session};
 use crate::options::{self, OptionId, Setting};
 use engine::search::TbSettings;
 use engine::tb::Tablebases;
@@ -55,7 +55,7 @@ impl Session {
                 if self.is_searching() {
                     self.info("Clear Hash: the table is cleared when the search ends");
                 }
-                self.defer(Change::Table(HashIo::Clear));
+                self.defer(Change::ClearHash);
             }
             OptionId::HashFile => {
                 self.options.hash_file = value.text();
@@ -75,11 +75,11 @@ impl Session {
                     return;
                 }
                 let path = self.options.hash_file.clone();
-                self.defer(Change::Table(if id == OptionId::SaveHash {
-                    HashIo::Save(path)
+                self.defer(if id == OptionId::SaveHash {
+                    Change::SaveHash(path)
                 } else {
-                    HashIo::Load(path)
-                }));
+                    Change::LoadHash(path)
+                });
             }
             OptionId::SyzygyPath => {
                 self.options.syzygy.path = value.text();
@@ -198,7 +198,7 @@ impl Session {
     /// and the table's clears and saves, in order); the rest would be undone at once.
     pub(super) fn apply_pending_at_quit(&mut self) {
         for change in std::mem::take(&mut self.pending) {
-            if matches!(change, Change::Network(_) | Change::Table(HashIo::Clear | HashIo::Save(_))) {
+            if matches!(change, Change::Network(_) | Change::ClearHash | Change::SaveHash(_)) {
                 self.apply(change);
             }
         }
@@ -232,7 +232,19 @@ impl Session {
                     self.load_kept_hash_file();
                 }
             }
-            Change::Table(io) => self.apply_table_io(io),
+            Change::ClearHash => self.engine.clear_hash(),
+            Change::SaveHash(path) => {
+                let saved = self.engine.save_hash(Path::new(&path));
+                self.save_or_load(saved);
+            }
+            Change::LoadHash(path) => {
+                let max_mb = self
+                    .gate
+                    .as_ref()
+                    .map_or(crate::options::MAX_HASH_MB as usize, |g| g.max_loaded_hash_mb());
+                let loaded = self.engine.load_hash(Path::new(&path), max_mb);
+                self.save_or_load(loaded);
+            }
         }
     }
 
@@ -253,7 +265,7 @@ impl Session {
                 "Keep Hash File: '{}' was saved under the network {saved:016x}; it is loaded once EvalFile names that network",
                 self.options.hash_file
             )),
-            _ => self.defer(Change::Table(HashIo::Load(self.options.hash_file.clone()))),
+            _ => self.defer(Change::LoadHash(self.options.hash_file.clone())),
         }
     }
 
@@ -261,32 +273,15 @@ impl Session {
     /// with no search running).
     pub(super) fn save_kept_hash_file(&mut self) {
         if self.options.keep_hash_file && !self.options.hash_file.is_empty() {
-            let done = self.engine.save_hash(Path::new(&self.options.hash_file));
-            match done {
-                Ok(message) | Err(message) => self.info(&message),
-            }
+            let saved = self.engine.save_hash(Path::new(&self.options.hash_file));
+            self.save_or_load(saved);
         }
     }
 
-    /// A `Clear Hash`, `Save Hash` or `Load Hash`, said as done or refused.
-    fn apply_table_io(&mut self, io: HashIo) {
-        let done = match &io {
-            HashIo::Clear => {
-                self.engine.clear_hash();
-                return;
-            }
-            HashIo::Save(path) => self.engine.save_hash(Path::new(path)),
-            HashIo::Load(path) => {
-                let max_mb = self
-                    .gate
-                    .as_ref()
-                    .map_or(crate::options::MAX_HASH_MB as usize, |g| g.max_loaded_hash_mb());
-                self.engine.load_hash(Path::new(path), max_mb)
-            }
-        };
-        match done {
-            Ok(message) | Err(message) => self.info(&message),
-        }
+    /// A `Save Hash` or `Load Hash`, said as done or refused.
+    fn save_or_load(&mut self, done: Result<String, String>) {
+        let (Ok(message) | Err(message)) = done;
+        self.info(&message);
     }
 }
 
