@@ -242,7 +242,7 @@ mod tests {
     }
 
     #[test]
-    fn helpers_keep_the_hard_limit_and_the_root_moves_and_nothing_else() {
+    fn helpers_keep_the_hard_and_node_limits_and_the_root_moves_and_nothing_else() {
         let limits = Limits {
             depth: Some(9),
             nodes: Some(1000),
@@ -256,7 +256,8 @@ mod tests {
         let helper = crate::thread::helper_limits(&limits);
         assert_eq!((helper.hard_time, helper.start), (ms(20), limits.start));
         assert_eq!((helper.search_moves, helper.contempt), (limits.search_moves, 7));
-        assert_eq!((helper.depth, helper.nodes, helper.soft_time, helper.clock), (None, None, None, None));
+        assert_eq!((helper.depth, helper.soft_time, helper.clock), (None, None, None));
+        assert_eq!(helper.nodes, Some(1000), "every thread keeps the node limit");
     }
 
     #[test]
@@ -332,6 +333,29 @@ mod tests {
         let network = Arc::new(NetworkCopies::new(engine::nnue::default_network()));
         go_with(pool, Board::new(Position::startpos()), limits, Mode::Normal, reporter, on_done, network);
         rx.recv_timeout(Duration::from_secs(10)).ok()
+    }
+
+    /// A reporter that holds the main thread for a while at its first report, as a main thread
+    /// waiting for a core would be held.
+    struct SlowReporter(std::sync::atomic::AtomicBool);
+
+    impl Reporter for SlowReporter {
+        fn info(&self, _: &engine::search::SearchInfo) {
+            if !self.0.swap(true, Ordering::SeqCst) {
+                std::thread::sleep(Duration::from_millis(500));
+            }
+        }
+    }
+
+    #[test]
+    fn helpers_keep_a_node_limit_while_the_main_thread_is_held() {
+        let mut pool = new_pool(2);
+        let limit = 20_000;
+        let limits = Limits { nodes: Some(limit), ..Limits::default() };
+        let slow = Box::new(SlowReporter(Default::default()));
+        let answer = answer_with(&mut pool, limits, slow).expect("an answer");
+        // Each thread may pass the limit by the nodes between two of its checks (1024).
+        assert!(answer.nodes <= limit + 2 * 1024, "{} nodes for a limit of {limit}", answer.nodes);
     }
 
     #[test]

@@ -244,14 +244,16 @@ impl Shared {
     }
 }
 
-/// Helpers obey the stop flag and the hard time limit only: the main thread owns every other
-/// limit. Any thread that sees the hard limit pass stops them all, so a move ends on time even
-/// while the main thread waits for a core. Only the main thread must complete depth 1: a helper
-/// still at it, or not yet started, when the search stops adds nothing and ends at once.
+/// Helpers obey the stop flag, the hard time limit and the node limit only: the main thread
+/// owns every other limit. Any thread that sees the hard limit or the node limit pass stops them
+/// all, so a move ends on time, and within its nodes, even while the main thread waits for a
+/// core. Only the main thread must complete depth 1: a helper still at it, or not yet started,
+/// when the search stops adds nothing and ends at once.
 pub(crate) fn helper_limits(limits: &Limits) -> Limits {
     Limits {
         start: limits.start,
         hard_time: limits.hard_time,
+        nodes: limits.nodes,
         search_moves: limits.search_moves.clone(),
         contempt: limits.contempt,
         answers: false,

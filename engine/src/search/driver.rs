@@ -71,6 +71,7 @@ impl Searcher {
         let root = *board.position();
         self.limits = limits.clone();
         self.nodes = 0;
+        self.other_nodes = 0;
         self.seldepth = 0;
         self.stopped = false;
         self.nmp_min_ply = 0;

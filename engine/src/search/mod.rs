@@ -323,6 +323,8 @@ pub struct Searcher {
     variation: Variation,
     // Per-search state.
     nodes: u64,
+    /// The other threads' nodes of this search, as last read (every 1024 of this one's).
+    other_nodes: u64,
     seldepth: usize,
     root_depth: i32,
     stopped: bool,
@@ -370,6 +372,7 @@ impl Searcher {
             reductions: alphabeta::reduction_table(),
             variation: Variation::default(),
             nodes: 0,
+            other_nodes: 0,
             seldepth: 0,
             root_depth: 0,
             stopped: false,

@@ -50,9 +50,10 @@ pub(super) fn tt_refines_eval(entry: &TtEntry, eval: i32) -> bool {
         }
 }
 impl Searcher {
-    /// Count a node, and decide whether to stop: the flag, the clock and the node limits (a
-    /// pool's helpers are given none). Depth 1 is always completed, so there is always a move
-    /// to play.
+    /// Count a node, and decide whether to stop: the flag, the clock and the node limit (of all
+    /// threads together; each counts the others' nodes as last read, so that a thread passes it
+    /// by at most the 1024 nodes between two reads). Depth 1 is always completed by the
+    /// answering search, so there is always a move to play.
     #[inline]
     pub(super) fn enter_node(&mut self, ctx: &SharedState<'_>, ply: usize) -> bool {
         self.nodes += 1;
@@ -61,10 +62,8 @@ impl Searcher {
             ctx.nodes.store(self.nodes, Ordering::Relaxed);
             self.check_limits(ctx);
         }
-        if let Some(limit) = self.limits.nodes {
-            if (ctx.total_nodes)() - ctx.nodes.load(Ordering::Relaxed) + self.nodes >= limit {
-                ctx.control.stop.store(true, Ordering::Relaxed);
-            }
+        if self.limits.nodes.is_some_and(|limit| self.other_nodes + self.nodes >= limit) {
+            ctx.control.stop.store(true, Ordering::Relaxed);
         }
         // The answering search completes depth 1, so that there is a move to play.
         if (self.root_depth > 1 || !self.limits.answers) && ctx.control.stopped() {
@@ -76,6 +75,9 @@ impl Searcher {
     fn check_limits(&mut self, ctx: &SharedState<'_>) {
         if super::time::hard_limit_reached(&self.limits, ctx.control) {
             ctx.control.stop.store(true, Ordering::Relaxed);
+        }
+        if self.limits.nodes.is_some() {
+            self.other_nodes = (ctx.total_nodes)().saturating_sub(self.nodes);
         }
     }
 
