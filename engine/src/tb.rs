@@ -147,8 +147,22 @@ impl Tablebases {
     /// search chooses. Losses are ranked by how long they resist. When a DTZ table is missing or
     /// unreadable, the WDL tables rank the moves by result alone.
     pub fn root_ranking(&self, board: &Board, rule50: bool) -> Option<RootRanking> {
+        self.rank_root(board, usize::MAX, rule50, &|| false)
+    }
+
+    /// `root_ranking` for a search that probes positions of at most `probe_limit` pieces: the
+    /// DTZ probes, which may each read the disk, give way to the WDL ranking once `hurry` says
+    /// the clock is short.
+    pub fn rank_root(
+        &self,
+        board: &Board,
+        probe_limit: usize,
+        rule50: bool,
+        hurry: &dyn Fn() -> bool,
+    ) -> Option<RootRanking> {
         let pos = board.position();
-        if pos.castling_rights() != 0 || pos.occupied().count() as usize > self.max_pieces() {
+        let pieces = pos.occupied().count() as usize;
+        if pos.castling_rights() != 0 || pieces > self.max_pieces() || pieces > probe_limit {
             return None;
         }
         let strict = pos.pieces(PieceType::Pawn).is_empty() || board.has_repeated();
@@ -163,10 +177,11 @@ impl Tablebases {
                 })
                 .collect()
         };
-        let (mut ranked, by_dtz) = match rank_all(&|child| self.rank(child, rule50, strict)) {
-            Some(ranked) => (ranked, true),
-            None => (rank_all(&|child| self.rank_by_wdl(child, rule50))?, false),
-        };
+        let (mut ranked, by_dtz) =
+            match rank_all(&|child| if hurry() { None } else { self.rank(child, rule50, strict) }) {
+                Some(ranked) => (ranked, true),
+                None => (rank_all(&|child| self.rank_by_wdl(child, rule50))?, false),
+            };
         ranked.sort_by_key(|&(_, rank)| std::cmp::Reverse(rank));
         let mut groups: Vec<(Wdl, i32, Vec<Move>)> = Vec::new();
         for (mv, (wdl, tiebreak)) in ranked {

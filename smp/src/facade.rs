@@ -211,11 +211,16 @@ impl Engine {
             && limits.search_moves.is_empty();
         let vote = if votes { self.vote } else { VoteMode::Main };
         let main = MainJob { reporter, mode, vote, finish, on_bestmove };
+        // Ranked once for all threads; its DTZ probes read files, and give way to WDL ones once
+        // a quarter of the hard limit has gone.
+        let hurry = || limits.hard_time.is_some_and(|hard| limits.start.elapsed() > hard / 4);
+        let tb_root = self.tb.as_ref().and_then(|tb| tb.rank_root(&board, &hurry));
         let job = SearchJob {
             board,
             limits,
             tt: Arc::clone(&self.tt),
             tb: self.tb.clone(),
+            tb_root,
             network: Arc::clone(&self.network),
             constants: Arc::clone(&self.constants),
             policy: self.helpers,

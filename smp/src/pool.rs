@@ -226,6 +226,7 @@ mod tests {
             limits,
             tt: Arc::new(TranspositionTable::new(1)),
             tb: None,
+            tb_root: None,
             network,
             constants: Arc::default(),
             policy: Default::default(),

@@ -13,6 +13,7 @@ use engine::search::params::SearchConstants;
 use engine::search::{
     Limits, Reporter, SearchControl, SearchResult, Searcher, SharedHistories, SharedState, TbSettings,
 };
+use engine::tb::RootRanking;
 use engine::tt::TranspositionTable;
 use parking_lot::{Condvar, Mutex};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -42,6 +43,8 @@ pub(crate) struct SearchJob {
     pub(crate) limits: Limits,
     pub(crate) tt: Arc<TranspositionTable>,
     pub(crate) tb: Option<TbSettings>,
+    /// The root's moves as the tables rank them, made once for every thread.
+    pub(crate) tb_root: Option<RootRanking>,
     pub(crate) network: Arc<NetworkCopies>,
     pub(crate) constants: Arc<SearchConstants>,
     pub(crate) policy: HelperPolicy,
@@ -334,7 +337,7 @@ fn search(
         nodes: &shared.counters[index],
         total_nodes: &total,
         reporter: reporter.map(|r| r as &dyn Reporter),
-        tb: job.tb.as_ref().map(|t| t.context(&shared.tb_hits)),
+        tb: job.tb.as_ref().map(|t| t.context(&shared.tb_hits, job.tb_root.as_ref())),
     };
     searcher.search(&job.board, limits, &ctx)
 }

@@ -127,7 +127,7 @@ fn search_with_tb(
     nodes: u64,
 ) -> (SearchResult, u64) {
     let hits = AtomicU64::new(0);
-    let tb = TbContext { tables: tb, probe_depth: 1, probe_limit: 7, rule50: true, hits: &hits };
+    let tb = TbContext { tables: tb, probe_depth: 1, probe_limit: 7, rule50: true, hits: &hits, root: None };
     let limits = Limits { nodes: Some(nodes), ..Limits::default() };
     let result = searcher.search_alone(board, &limits, tt, Some(tb));
     (result, hits.load(Ordering::Relaxed))
@@ -320,4 +320,25 @@ fn without_dtz_tables_the_wdl_tables_rank_the_root() {
     std::fs::remove_dir_all(&only_wdl).ok();
     println!("{checked} roots, {by_wdl} of them ranked by WDL alone");
     assert!(checked >= 20 && by_wdl >= 10, "only {checked} roots checked, {by_wdl} ranked by WDL");
+}
+
+#[test]
+fn a_short_clock_ranks_the_root_by_wdl_and_a_root_beyond_the_probe_limit_not_at_all() {
+    let tb = tables();
+    let mut checked = 0;
+    for e in read_epd("syzygy/positions.epd") {
+        let pos = Position::from_fen(&e.fen).expect("valid FEN");
+        if count_legal_moves(&pos) == 0 {
+            continue;
+        }
+        let board = Board::new(pos);
+        let pieces = pos.occupied().count() as usize;
+        let hurried = tb.rank_root(&board, 7, true, &|| true).expect("covered");
+        assert!(!hurried.by_dtz, "{}: a DTZ probe once the clock was short", e.fen);
+        let full = tb.rank_root(&board, 7, true, &|| false).expect("covered");
+        assert_eq!(hurried.best().wdl, full.best().wdl, "{}", e.fen);
+        assert!(tb.rank_root(&board, pieces - 1, true, &|| false).is_none(), "{}", e.fen);
+        checked += 1;
+    }
+    assert!(checked >= 20, "only {checked} roots checked");
 }

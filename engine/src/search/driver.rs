@@ -103,22 +103,20 @@ impl Searcher {
         // In tablebase territory, the search plays from the moves that keep the best result;
         // MultiPV lines beyond them come from the next groups, each shown with its own result.
         self.root_tb = None;
-        if let Some(tb) = ctx.tb {
-            if root.occupied().count() as usize <= tb.probe_limit {
-                if let Some(ranking) = tb.tables.root_ranking(&board, tb.rule50) {
-                    tb.hits.fetch_add(1, Ordering::Relaxed);
-                    for r in &mut self.root_moves {
-                        r.group = ranking.groups.iter().position(|g| g.moves.contains(&r.mv)).unwrap_or(0);
-                    }
-                    self.root_moves.sort_by_key(|r| r.group);
-                    self.root_tb = Some(ranking.groups.iter().map(|g| g.wdl).collect());
-                    if !ranking.by_dtz && limits.multipv > 0 {
-                        if let Some(reporter) = reporter {
-                            reporter.note(
-                                "a DTZ table is missing or unreadable: the root is ranked by WDL alone",
-                            );
-                        }
-                    }
+        if let Some(ranking) = ctx.tb.and_then(|tb| tb.root) {
+            if limits.answers {
+                ctx.tb.map(|tb| tb.hits.fetch_add(1, Ordering::Relaxed));
+            }
+            for r in &mut self.root_moves {
+                r.group = ranking.groups.iter().position(|g| g.moves.contains(&r.mv)).unwrap_or(0);
+            }
+            self.root_moves.sort_by_key(|r| r.group);
+            self.root_tb = Some(ranking.groups.iter().map(|g| g.wdl).collect());
+            if !ranking.by_dtz && limits.multipv > 0 {
+                if let Some(reporter) = reporter {
+                    reporter.note(
+                        "the root is ranked by WDL alone: a DTZ table is missing or unreadable, or the clock is short",
+                    );
                 }
             }
         }

@@ -216,6 +216,9 @@ pub struct TbContext<'a> {
     pub rule50: bool,
     /// Successful probes, all threads together.
     pub hits: &'a AtomicU64,
+    /// The root's moves as the tables rank them (`Tablebases::rank_root`), made once for all
+    /// the threads of a search; `None` where the tables do not rank the root.
+    pub root: Option<&'a crate::tb::RootRanking>,
 }
 
 /// Tablebases and how a search uses them, as an engine keeps them between searches.
@@ -228,10 +231,24 @@ pub struct TbSettings {
 }
 
 impl TbSettings {
-    /// The settings for one search, which counts its probes in `hits`.
-    pub fn context<'a>(&'a self, hits: &'a AtomicU64) -> TbContext<'a> {
+    /// The settings for one search of a root the tables rank as `root`, which counts its
+    /// probes in `hits`.
+    pub fn context<'a>(
+        &'a self,
+        hits: &'a AtomicU64,
+        root: Option<&'a crate::tb::RootRanking>,
+    ) -> TbContext<'a> {
         let (probe_depth, probe_limit, rule50) = (self.probe_depth, self.probe_limit, self.rule50);
-        TbContext { tables: &self.tables, probe_depth, probe_limit, rule50, hits }
+        TbContext { tables: &self.tables, probe_depth, probe_limit, rule50, hits, root }
+    }
+
+    /// The ranking of `board`'s root moves for a search with these settings (`rank_root`).
+    pub fn rank_root(
+        &self,
+        board: &crate::board::Board,
+        hurry: &dyn Fn() -> bool,
+    ) -> Option<crate::tb::RootRanking> {
+        self.tables.rank_root(board, self.probe_limit, self.rule50, hurry)
     }
 }
 
@@ -473,6 +490,8 @@ impl Searcher {
         tt: &TranspositionTable,
         tb: Option<TbContext<'_>>,
     ) -> SearchResult {
+        let ranking = tb.and_then(|tb| tb.tables.rank_root(board, tb.probe_limit, tb.rule50, &|| false));
+        let tb = tb.map(|tb| TbContext { root: ranking.as_ref(), ..tb });
         let control = SearchControl::default();
         let counter = AtomicU64::new(0);
         let total = || counter.load(Ordering::Relaxed);

@@ -54,7 +54,14 @@ mod tests {
         for fen in TABLEBASE_EDGE {
             let tt = TranspositionTable::new(16);
             let hits = AtomicU64::new(0);
-            let tb = TbContext { tables: &tables, probe_depth: 1, probe_limit: 7, rule50: true, hits: &hits };
+            let tb = TbContext {
+                tables: &tables,
+                probe_depth: 1,
+                probe_limit: 7,
+                rule50: true,
+                hits: &hits,
+                root: None,
+            };
             let board = Board::new(Position::from_fen(fen).expect("valid FEN"));
             let mut searcher = Searcher::new();
             searcher.search_alone(&board, &Limits::depth(14), &tt, Some(tb));
