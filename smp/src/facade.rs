@@ -15,34 +15,45 @@ use crate::vote::VoteMode;
 use engine::board::Board;
 use engine::nnue::{Network, NetworkCopies};
 use engine::search::params::SearchConstants;
-use engine::search::{Limits, Reporter, RootRecord, SearchMemory, SharedHistories, TbSettings};
+use engine::search::{Limits, Reporter, RootRecord, SharedHistories, TbSettings};
 use engine::tt::TranspositionTable;
 use parking_lot::Mutex;
 use std::sync::Arc;
 
+/// Why the threads were kept as they were.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ThreadsRefusal {
+    /// Not enough address space for the new threads' stacks and allocators.
+    AddressSpace,
+    /// The system refused to start a thread.
+    System,
+    /// The NUMA policy cannot apply on this machine, in the plan's own words.
+    Policy(String),
+}
+
 pub struct Engine {
-    pool: Pool,
+    pub(crate) pool: Pool,
     /// The network this engine's searches evaluate with, and its NUMA nodes' copies.
-    network: Arc<NetworkCopies>,
-    tt: Arc<TranspositionTable>,
+    pub(crate) network: Arc<NetworkCopies>,
+    pub(crate) tt: Arc<TranspositionTable>,
     /// The histories every thread reads and teaches, kept between moves and saved with the table.
-    learned: SharedHistories,
+    pub(crate) learned: SharedHistories,
     /// What the last completed iteration of each recent root's search found, most recent
     /// first: where an analysis of the root resumes. Cleared with the table.
-    roots: Arc<Mutex<Vec<RootRecord>>>,
-    tb: Option<TbSettings>,
+    pub(crate) roots: Arc<Mutex<Vec<RootRecord>>>,
+    pub(crate) tb: Option<TbSettings>,
     /// Brings a new or cleared table into memory off the search's clock.
-    pages: Option<PageToucher>,
+    pub(crate) pages: Option<PageToucher>,
     /// The other processes of a search over several machines; none for one machine.
-    peers: Option<Arc<dyn Peers>>,
+    pub(crate) peers: Option<Arc<dyn Peers>>,
     /// The search constants this engine's searches use (a `spsa` build's UCI options).
-    constants: Arc<SearchConstants>,
+    pub(crate) constants: Arc<SearchConstants>,
     /// How helper threads differ from the main thread.
-    helpers: HelperPolicy,
+    pub(crate) helpers: HelperPolicy,
     /// Which threads' results the move may come from.
-    vote: VoteMode,
+    pub(crate) vote: VoteMode,
     /// Where the threads run on a machine with several NUMA nodes.
-    numa: NumaPolicy,
+    pub(crate) numa: NumaPolicy,
 }
 
 impl Engine {
@@ -75,42 +86,42 @@ impl Engine {
         }
     }
 
-    /// Changes the number of threads (after a running search). Same count: no-op.
-    pub fn set_threads(&mut self, threads: usize) -> Result<(), String> {
+    /// Changes the number of threads (after a running search). Same count: no-op. A refusal
+    /// keeps the threads as they were.
+    pub fn set_threads(&mut self, threads: usize) -> Result<(), ThreadsRefusal> {
         let (threads, old) = (threads.max(1), self.pool.threads());
         if threads == old {
             return Ok(());
         }
         if threads > old && !crate::memory::room_for_threads(old, threads) {
-            return Err(format!("not enough memory (address space) for {threads} threads; kept {old}"));
+            return Err(ThreadsRefusal::AddressSpace);
         }
         if self.pool.start(plan(&self.numa, threads)) {
             return Ok(());
         }
         self.pool.start(plan(&self.numa, old));
-        Err(format!("the system refused to start {threads} threads; kept {old}"))
+        Err(ThreadsRefusal::System)
     }
 
     pub fn numa_policy(&self) -> &NumaPolicy {
         &self.numa
     }
 
-    /// Places the threads by `policy` from now on (restarting them, after a running search). A
-    /// custom list naming CPUs that do not exist or that the process may not use is refused and
-    /// the policy kept. Returns the new placement, which names nodes left without a thread (a
-    /// list of more nodes than threads is taken: `Threads` may come after it).
-    pub fn set_numa_policy(&mut self, policy: NumaPolicy) -> Result<String, String> {
+    /// Places the threads by `policy` from now on (restarting them, after a running search); the
+    /// pool's placement then names nodes left without a thread (a list of more nodes than
+    /// threads is taken: `Threads` may come after it). A custom list naming CPUs that do not
+    /// exist or that the process may not use is refused, and the policy kept.
+    pub fn set_numa_policy(&mut self, policy: NumaPolicy) -> Result<(), ThreadsRefusal> {
         let threads = self.pool.threads().max(1);
-        let new_plan =
-            numa::plan(numa::machine(), &policy, threads).map_err(|e| format!("{e}; kept {}", self.numa))?;
+        let new_plan = numa::plan(numa::machine(), &policy, threads).map_err(ThreadsRefusal::Policy)?;
         if policy != self.numa {
             if !self.pool.start(new_plan) {
                 self.pool.start(plan(&self.numa, threads));
-                return Err(format!("the system refused a thread; kept {}", self.numa));
+                return Err(ThreadsRefusal::System);
             }
             self.numa = policy;
         }
-        Ok(self.pool.placement().describe())
+        Ok(())
     }
 
     /// The network searches evaluate with (the embedded one until `set_network`).
@@ -242,138 +253,6 @@ impl Engine {
         self.tb = tb;
     }
 
-    /// Resize the table. Same size: no-op, contents kept. On allocation failure the old table
-    /// stays and the error says so.
-    pub fn set_hash(&mut self, mb: usize) -> Result<(), String> {
-        if mb == self.tt.size_mb() {
-            return Ok(());
-        }
-        self.pool.wait();
-        let old_mb = self.tt.size_mb();
-        if let Some(room) = self.room_for_table_mb() {
-            if mb > room {
-                return Err(format!(
-                    "{mb} MB is more memory than this machine has free ({room} MB with the table's {old_mb}); kept {old_mb} MB"
-                ));
-            }
-        }
-        // Free the old table first when possible, so resizing needs no room for both.
-        self.pages = None;
-        self.roots.lock().clear();
-        self.tt = Arc::new(TranspositionTable::new(1));
-        let result = match TranspositionTable::try_new(mb) {
-            Some(table) => {
-                self.tt = Arc::new(table);
-                Ok(())
-            }
-            None => {
-                self.tt = Arc::new(
-                    TranspositionTable::try_new(old_mb).unwrap_or_else(|| TranspositionTable::new(1)),
-                );
-                Err(format!("could not allocate {mb} MB for the hash table; kept {} MB", self.tt.size_mb()))
-            }
-        };
-        self.touch_pages();
-        result
-    }
-
-    /// The largest table the machine could back now, in MB: what the system (or, in a container,
-    /// its memory cgroup) has free, and the current table's memory, which a new one replaces.
-    fn room_for_table_mb(&self) -> Option<usize> {
-        crate::memory::available_mb().map(|free| free + self.tt.size_mb())
-    }
-
-    /// Save the table to `path` (between searches). Returns what to tell the user.
-    pub fn save_hash(&mut self, path: &std::path::Path) -> Result<String, String> {
-        self.pool.wait();
-        let memory = SearchMemory {
-            shared: self.learned.to_bytes(),
-            threads: self.own_histories(),
-            roots: self.roots.lock().clone(),
-        };
-        let bytes = self.tt.save(path, &memory.to_bytes(), self.network().hash())?;
-        Ok(format!(
-            "saved the hash ({} MB), the search's histories and {}, {bytes} bytes, to '{}'",
-            self.tt.size_mb(),
-            searched_roots(memory.roots.len()),
-            path.display()
-        ))
-    }
-
-    /// Load a table saved by `save_hash`, taking the file's size (the new table is allocated
-    /// before the old one is freed, so a failure keeps the old one). A bad file, or one larger
-    /// than `max_mb` (the `Hash` option's maximum), changes nothing.
-    pub fn load_hash(&mut self, path: &std::path::Path, max_mb: usize) -> Result<String, String> {
-        self.pool.wait();
-        let file = TranspositionTable::check_file(path, self.network().hash())?;
-        // A load writes every entry (or clears the table when it fails).
-        self.pages = None;
-        let loaded = self.load_checked(path, &file, max_mb);
-        self.touch_pages();
-        loaded
-    }
-
-    fn load_checked(
-        &mut self,
-        path: &std::path::Path,
-        file: &engine::tt::TableFile,
-        max_mb: usize,
-    ) -> Result<String, String> {
-        if file.size_mb() > max_mb as u64 {
-            return Err(format!(
-                "cannot load the hash from '{}': it holds {} MB, more than Hash allows ({max_mb} MB); the table is kept",
-                path.display(),
-                file.size_mb()
-            ));
-        }
-        let old_mb = self.tt.size_mb();
-        if let Some(room) = self.room_for_table_mb().filter(|&room| file.size_mb() > room as u64) {
-            return Err(format!(
-                "cannot load the hash from '{}': it holds {} MB, more memory than this machine has free ({room} MB); the table is kept",
-                path.display(),
-                file.size_mb()
-            ));
-        }
-        let histories;
-        if file.buckets != self.tt.bucket_count() as u64 {
-            let table = TranspositionTable::try_with_buckets(file.buckets).ok_or_else(|| {
-                format!(
-                    "cannot allocate {} MB to load '{}'; the table is kept",
-                    file.size_mb(),
-                    path.display()
-                )
-            })?;
-            histories = table.load(path, file)?;
-            self.tt = Arc::new(table);
-        } else {
-            histories = self.tt.load(path, file)?;
-        }
-        // Checked with the file: loading them cannot fail.
-        let what = match histories {
-            Some(memory) => {
-                let learned = memory.shared.is_empty() || self.learned.load_bytes(&memory.shared).is_ok();
-                let roots = memory.roots.len();
-                self.set_own_histories(memory.threads);
-                *self.roots.lock() = memory.roots;
-                match (learned, file.version) {
-                    (true, 2) => " and the search's shared histories (a version 2 file)".to_string(),
-                    (true, _) => format!(", the search's histories and {}", searched_roots(roots)),
-                    (false, _) => String::new(),
-                }
-            }
-            None => {
-                self.roots.lock().clear();
-                " (a version 1 file: no histories)".to_string()
-            }
-        };
-        let resized = if old_mb == self.tt.size_mb() {
-            String::new()
-        } else {
-            format!("; Hash is now {} MB (was {old_mb})", self.tt.size_mb())
-        };
-        Ok(format!("loaded the hash ({} MB){what} from '{}'{resized}", self.tt.size_mb(), path.display()))
-    }
-
     /// A new game for a benchmark: as `clear`, but every page of the table is brought into
     /// memory before it returns (by threads on each node the search threads use), so that no
     /// background thread touches pages during the timed searches that follow.
@@ -401,7 +280,7 @@ impl Engine {
     }
 
     /// Each thread's own histories, in thread order (after a running search).
-    fn own_histories(&mut self) -> Vec<Vec<u8>> {
+    pub(crate) fn own_histories(&mut self) -> Vec<Vec<u8>> {
         let list = Arc::new(Mutex::new(vec![Vec::new(); self.pool.threads()]));
         let each = Arc::clone(&list);
         self.pool.each_searcher(move |index, searcher| each.lock()[index] = searcher.own_histories());
@@ -412,7 +291,7 @@ impl Engine {
     /// Gives the threads their own histories from `list` (`own_histories`' order): thread `i`
     /// takes entry `i` modulo its length, so a file saved with fewer threads fills every thread.
     /// An empty list changes nothing.
-    fn set_own_histories(&mut self, list: Vec<Vec<u8>>) {
+    pub(crate) fn set_own_histories(&mut self, list: Vec<Vec<u8>>) {
         if !list.is_empty() {
             self.pool.each_searcher(move |index, searcher| {
                 // Checked with the file: a refusal leaves the thread's own as they were.
@@ -422,7 +301,7 @@ impl Engine {
     }
 
     /// Brings the table's pages into memory in the background (`PageToucher`).
-    fn touch_pages(&mut self) {
+    pub(crate) fn touch_pages(&mut self) {
         self.pages = PageToucher::start(&self.tt, &self.pool.placement().nodes_in_use());
     }
 
@@ -439,10 +318,6 @@ impl Engine {
 /// Where `threads` threads run under `policy`: unbound, with the reason, where it cannot apply.
 fn plan(policy: &NumaPolicy, threads: usize) -> Plan {
     numa::plan(numa::machine(), policy, threads).unwrap_or_else(|e| Plan::unbound(threads, e))
-}
-
-fn searched_roots(count: usize) -> String {
-    format!("{count} searched root{}", if count == 1 { "" } else { "s" })
 }
 
 impl Drop for Engine {
@@ -466,7 +341,7 @@ mod tests {
         let mut engine = Engine::new(1, 2);
         let free = crate::memory::available_mb().expect("Linux reports MemAvailable");
         let error = engine.set_hash(free + 2048).expect_err("more than the machine has");
-        assert!(error.contains("more memory than this machine has free"), "{error}");
+        assert!(matches!(error, crate::TableRefusal::NoRoom { .. }), "{error:?}");
         assert_eq!(engine.hash_mb(), 2);
         engine.set_hash(4).expect("a small table fits");
         assert_eq!(engine.hash_mb(), 4);
@@ -479,7 +354,7 @@ mod tests {
         engine.save_hash(&path).expect("saved");
         let mut small = Engine::new(1, 2);
         let refused = small.load_hash(&path, 3).expect_err("4 MB is more than 3");
-        assert!(refused.contains("more than Hash allows (3 MB)"), "{refused}");
+        assert_eq!(refused, crate::TableRefusal::AboveMax { mb: 4, max_mb: 3 });
         assert_eq!(small.hash_mb(), 2, "the table is kept");
         small.load_hash(&path, 4).expect("4 MB is allowed");
         assert_eq!(small.hash_mb(), 4);
@@ -532,7 +407,7 @@ mod tests {
         // Three threads take the two saved ones in turn.
         let mut other = Engine::new(3, 4);
         let said = other.load_hash(&path, 16).expect("loaded");
-        assert!(said.contains("the search's histories and 1 searched root"), "{said}");
+        assert_eq!(said.memory, crate::LoadedMemory::Histories { roots: 1 });
         assert_eq!(other.own_histories(), vec![own[0].clone(), own[1].clone(), own[0].clone()]);
         assert_eq!(*other.roots.lock(), roots);
         // A search restricted to some moves is not remembered; a cleared table forgets the roots.

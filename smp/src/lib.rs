@@ -12,16 +12,18 @@ pub mod numa;
 mod pages;
 mod peers;
 pub mod pool;
+mod table;
 mod thread;
 pub mod vote;
 
-pub use facade::Engine;
+pub use facade::{Engine, ThreadsRefusal};
 pub use helpers::HelperPolicy;
 #[cfg(feature = "cluster")]
 pub use peers::NodeCounts;
 pub use peers::Peers;
 pub use pool::{Pool, StopHandle};
 pub use strum::VariantNames;
+pub use table::{Loaded, LoadedMemory, Saved, TableRefusal};
 pub use thread::{Ended, Mode, OnBestmove};
 pub use vote::VoteMode;
 

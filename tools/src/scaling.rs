@@ -165,7 +165,11 @@ pub fn run(config: &ScalingConfig, mut progress: impl FnMut(&str)) -> Measuremen
         for &threads in order {
             let mut engine = Engine::new(threads, config.hash.mb(threads));
             engine.set_helper_policy(config.policy);
-            let placement = engine.set_numa_policy(config.numa.clone()).unwrap_or_else(|e| e);
+            let placement = match engine.set_numa_policy(config.numa.clone()) {
+                Ok(()) => engine.pool().placement().describe(),
+                Err(smp::ThreadsRefusal::Policy(why)) => why,
+                Err(_) => "the system refused a thread".to_string(),
+            };
             out.placements.insert(threads, placement);
             progress(&format!(
                 "repeat {}/{}, {threads} thread(s): warm-up and speed",

@@ -25,6 +25,7 @@ mod go;
 mod network;
 mod setoption;
 pub mod strength;
+mod table_words;
 
 /// Deepest `go perft` and `bench` accepted over UCI (both run to completion before the next
 /// command is read).

@@ -1,10 +1,11 @@
 //! `setoption`: each option's effect, and the options that wait for the search to end.
 
-use super::{Change, Session};
+use super::{table_words, Change, Session};
 use crate::options::{self, OptionId, Setting};
 use engine::search::TbSettings;
 use engine::tb::Tablebases;
 use engine::tt::TranspositionTable;
+use smp::ThreadsRefusal;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
@@ -214,16 +215,26 @@ impl Session {
                         self.info(&self.engine.pool().placement().describe())
                     }
                     Ok(()) => {}
-                    Err(e) => self.info(&e),
+                    Err(ThreadsRefusal::AddressSpace) => self.info(&format!(
+                        "not enough memory (address space) for {threads} threads; kept {before}"
+                    )),
+                    Err(_) => {
+                        self.info(&format!("the system refused to start {threads} threads; kept {before}"))
+                    }
                 }
             }
             Change::Numa(policy) => match self.engine.set_numa_policy(policy) {
-                Ok(placement) => self.info(&placement),
-                Err(e) => self.info(&e),
+                Ok(()) => self.info(&self.engine.pool().placement().describe()),
+                Err(ThreadsRefusal::Policy(why)) => {
+                    self.info(&format!("{why}; kept {}", self.engine.numa_policy()))
+                }
+                Err(_) => {
+                    self.info(&format!("the system refused a thread; kept {}", self.engine.numa_policy()))
+                }
             },
             Change::Hash(mb) => {
-                if let Err(e) = self.engine.set_hash(mb) {
-                    self.info(&e);
+                if let Err(refusal) = self.engine.set_hash(mb) {
+                    self.info(&table_words::refused(&refusal, None, self.engine.hash_mb()));
                 }
             }
             Change::Network(network) => {
@@ -233,17 +244,18 @@ impl Session {
                 }
             }
             Change::ClearHash => self.engine.clear_hash(),
-            Change::SaveHash(path) => {
-                let saved = self.engine.save_hash(Path::new(&path));
-                self.save_or_load(saved);
-            }
+            Change::SaveHash(path) => self.save_hash(Path::new(&path)),
             Change::LoadHash(path) => {
                 let max_mb = self
                     .gate
                     .as_ref()
                     .map_or(crate::options::MAX_HASH_MB as usize, |g| g.max_loaded_hash_mb());
-                let loaded = self.engine.load_hash(Path::new(&path), max_mb);
-                self.save_or_load(loaded);
+                let path = Path::new(&path);
+                let said = match self.engine.load_hash(path, max_mb) {
+                    Ok(loaded) => table_words::loaded(&loaded, path),
+                    Err(refusal) => table_words::refused(&refusal, Some(path), self.engine.hash_mb()),
+                };
+                self.info(&said);
             }
         }
     }
@@ -273,15 +285,18 @@ impl Session {
     /// with no search running).
     pub(super) fn save_kept_hash_file(&mut self) {
         if self.options.keep_hash_file && !self.options.hash_file.is_empty() {
-            let saved = self.engine.save_hash(Path::new(&self.options.hash_file));
-            self.save_or_load(saved);
+            let path = self.options.hash_file.clone();
+            self.save_hash(Path::new(&path));
         }
     }
 
-    /// A `Save Hash` or `Load Hash`, said as done or refused.
-    fn save_or_load(&mut self, done: Result<String, String>) {
-        let (Ok(message) | Err(message)) = done;
-        self.info(&message);
+    /// Saves the table to `path`, and says so or why not.
+    fn save_hash(&mut self, path: &Path) {
+        let said = match self.engine.save_hash(path) {
+            Ok(saved) => table_words::saved(&saved, path),
+            Err(refusal) => table_words::refused(&refusal, None, self.engine.hash_mb()),
+        };
+        self.info(&said);
     }
 }
 
