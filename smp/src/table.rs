@@ -3,7 +3,7 @@
 //! did, or why it changed nothing, in values its front end puts into words.
 
 use crate::facade::Engine;
-use engine::search::SearchMemory;
+use engine::search::{evaluation_fingerprint, SearchMemory};
 use engine::tt::{TableFile, TranspositionTable};
 use std::path::Path;
 use std::sync::Arc;
@@ -44,7 +44,7 @@ pub enum LoadedMemory {
     Histories { roots: usize },
     /// The shared histories alone (a version 2 file).
     SharedHistories,
-    /// Nothing (a version 1 file).
+    /// Nothing besides the entries.
     Nothing,
     /// Histories the file held that did not fit this build (left as they were).
     Refused,
@@ -96,8 +96,10 @@ impl Engine {
             threads: self.own_histories(),
             roots: self.roots.lock().clone(),
         };
-        let bytes =
-            self.tt.save(path, &memory.to_bytes(), self.network().hash()).map_err(TableRefusal::File)?;
+        let bytes = self
+            .tt
+            .save(path, &memory.to_bytes(), evaluation_fingerprint(self.network().hash()))
+            .map_err(TableRefusal::File)?;
         Ok(Saved { mb: self.tt.size_mb(), roots: memory.roots.len(), bytes })
     }
 
@@ -106,7 +108,8 @@ impl Engine {
     /// than `max_mb` (the `Hash` option's maximum), changes nothing.
     pub fn load_hash(&mut self, path: &Path, max_mb: usize) -> Result<Loaded, TableRefusal> {
         self.pool.wait();
-        let file = TranspositionTable::check_file(path, self.network().hash()).map_err(TableRefusal::File)?;
+        let file = TranspositionTable::check_file(path, evaluation_fingerprint(self.network().hash()))
+            .map_err(TableRefusal::File)?;
         // A load writes every entry (or clears the table when it fails).
         self.pages = None;
         let loaded = self.load_checked(path, &file, max_mb);

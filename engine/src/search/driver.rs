@@ -265,7 +265,9 @@ impl Searcher {
                 if record.depth >= RESUME_MIN_DEPTH && record.pv.first().is_some_and(|&m| playable(m)) =>
             {
                 Some(Resume {
-                    depth: record.depth,
+                    // Never deeper than the table holds: a record that claims more (a damaged
+                    // or forged file) would start an iteration that never completes.
+                    depth: record.depth.min(entry.depth),
                     score: record.score,
                     bound: record.bound,
                     pv: record.pv.clone(),
@@ -469,5 +471,27 @@ mod tests {
             assert_eq!((resumed.depth, resumed.score), (first.depth, first.score), "MultiPV {multipv}");
             assert_eq!(resumed.pv.first(), Some(&first.best_move));
         }
+    }
+
+    /// A record that claims more depth than the table's root entry holds (a damaged or forged
+    /// file) resumes from the entry's depth: its first iteration must be one the search can
+    /// complete.
+    #[test]
+    fn a_record_deeper_than_the_table_resumes_from_the_table() {
+        let board = Board::new(Position::startpos());
+        let tt = TranspositionTable::new(16);
+        let mut searcher = Searcher::new();
+        let first = searcher.search_alone(&board, &Limits::depth(9), &tt, None);
+        let record = RootRecord {
+            key: board.position().key(),
+            depth: 120,
+            score: first.score,
+            bound: first.bound,
+            pv: first.pv.clone(),
+        };
+        let limits =
+            Limits { resume: true, resume_from: Some(record), nodes: Some(300_000), ..Limits::default() };
+        let resumed = searcher.search_alone(&board, &limits, &tt, None);
+        assert!(resumed.depth > 9 && resumed.depth < 20, "answered at depth {}", resumed.depth);
     }
 }

@@ -38,7 +38,7 @@ use std::time::{Duration, Instant};
 
 pub use correction::CorrectionHistory;
 pub use driver::SearchResult;
-pub use node::evaluation_of_network_output;
+pub use node::{evaluation_fingerprint, evaluation_of_network_output};
 pub use search_memory::{RootRecord, SearchMemory};
 pub use variation::Variation;
 

@@ -185,6 +185,26 @@ pub fn evaluation_of_network_output(output: i32) -> i32 {
     scale_network_output(output, NNUE_OUTPUT_PERCENT())
 }
 
+/// What a table's scores and evaluations come from: the network (its hash) and the scale the
+/// search puts on its output, which a tuning build may change. A table file records it, and one
+/// of another evaluation is refused.
+pub fn evaluation_fingerprint(network_hash: u64) -> u64 {
+    fingerprint_of(network_hash, NNUE_OUTPUT_PERCENT())
+}
+
+fn fingerprint_of(network_hash: u64, output_percent: i32) -> u64 {
+    network_hash ^ (output_percent as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+}
+
+#[cfg(test)]
+#[test]
+fn the_evaluation_fingerprint_tells_the_output_scale_apart() {
+    let network = 0x0123_4567_89ab_cdef;
+    assert_ne!(fingerprint_of(network, 97), fingerprint_of(network, 100));
+    assert_ne!(fingerprint_of(network, 97), fingerprint_of(network ^ 1, 97));
+    assert_eq!(evaluation_fingerprint(network), fingerprint_of(network, NNUE_OUTPUT_PERCENT()));
+}
+
 /// A network's output as the search sees it: `percent` of it, within ±`EVAL_LIMIT`. At 100 (a
 /// normal build's constant) it is the output itself, clamped.
 #[inline(always)]

@@ -18,8 +18,9 @@
 //!
 //! The checksum covers the buckets and, from version 2, the memory's length and bytes. A file
 //! whose fingerprint or evaluation differs from this engine's is refused: its keys would find
-//! nothing or the wrong entries, its scores would come from another evaluation. Older files
-//! still load: version 2 its table and shared histories, version 1 its table.
+//! nothing or the wrong entries, its scores would come from another evaluation. A version 2 file
+//! still loads its table and shared histories; a version 1 file, which has no fingerprints, is
+//! refused.
 //!
 //! A save goes to a temporary file beside the target that is renamed over it only once it is
 //! complete, so an interrupted save never leaves a damaged file under the real name. A load
@@ -253,23 +254,25 @@ impl TranspositionTable {
         let mut reader = BufReader::with_capacity(1 << 20, file);
         let header = read_header(&mut reader, length).map_err(fail)?;
         // What the entries mean is settled before the whole file is read.
-        if let Some((entries, saved)) = header.meaning {
-            if entries != entry_fingerprint() {
-                return Err(fail(
-                    "it was written by a build whose keys, scores or moves differ from this one's"
-                        .to_string(),
-                ));
-            }
-            if saved == RETIRED_HAND_CRAFTED {
-                return Err(fail(
-                    "its scores come from the hand-crafted evaluation of an older version, which this one no longer has".to_string(),
-                ));
-            }
-            if saved != evaluation {
-                return Err(fail(format!(
-                    "its scores come from another evaluation ({saved:016x}, this engine uses {evaluation:016x}): set the EvalFile it was saved with"
-                )));
-            }
+        let Some((entries, saved)) = header.meaning else {
+            return Err(fail(
+                "a version 1 file does not say which build's keys and scores or which evaluation its entries come from, so this one cannot check them".to_string(),
+            ));
+        };
+        if entries != entry_fingerprint() {
+            return Err(fail(
+                "it was written by a build whose keys, scores or moves differ from this one's".to_string(),
+            ));
+        }
+        if saved == RETIRED_HAND_CRAFTED {
+            return Err(fail(
+                "its scores come from the hand-crafted evaluation of an older version, which this one no longer has".to_string(),
+            ));
+        }
+        if saved != evaluation {
+            return Err(fail(format!(
+                "its scores come from another evaluation ({saved:016x}, this engine uses {evaluation:016x}): set the EvalFile it was saved with"
+            )));
         }
         let mut checksum = Checksum::new();
         let mut buffer = vec![0u8; CHUNK_BUCKETS * BUCKET_BYTES];

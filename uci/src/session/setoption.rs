@@ -271,10 +271,10 @@ impl Session {
         {
             return;
         }
-        let named = self.options.network_choice.network.hash();
+        let named = engine::search::evaluation_fingerprint(self.options.network_choice.network.hash());
         match TranspositionTable::saved_evaluation(Path::new(&self.options.hash_file)) {
             Some(saved) if saved != named => self.info(&format!(
-                "Keep Hash File: '{}' was saved under the network {saved:016x}; it is loaded once EvalFile names that network",
+                "Keep Hash File: '{}' was saved under another evaluation ({saved:016x}); it is loaded once EvalFile names its network",
                 self.options.hash_file
             )),
             _ => self.defer(Change::LoadHash(self.options.hash_file.clone())),

@@ -22,7 +22,7 @@ pub(super) fn loaded(loaded: &Loaded, path: &Path) -> String {
             format!(", the search's histories and {}", searched_roots(*roots))
         }
         LoadedMemory::SharedHistories => " and the search's shared histories (a version 2 file)".to_string(),
-        LoadedMemory::Nothing => " (a version 1 file: no histories)".to_string(),
+        LoadedMemory::Nothing => " (no histories in the file)".to_string(),
         LoadedMemory::Refused => String::new(),
     };
     let resized = if mb == was_mb { String::new() } else { format!("; Hash is now {mb} MB (was {was_mb})") };
