@@ -220,7 +220,13 @@ impl Engine {
             && limits.depth.is_none()
             && limits.multipv <= 1
             && limits.search_moves.is_empty();
-        let vote = if votes { self.vote } else { VoteMode::Main };
+        // An analysis that resumes lets only threads as deep as the main thread vote: helpers
+        // start from depth 1, and a shallower one's move would replace the resumed line.
+        let vote = match (votes, limits.resume, self.vote) {
+            (false, _, _) => VoteMode::Main,
+            (true, true, VoteMode::All) => VoteMode::Deeper,
+            (true, _, mode) => mode,
+        };
         let main = MainJob { reporter, mode, vote, finish, on_bestmove };
         // Ranked once for all threads; its DTZ probes read files, and give way to WDL ones once
         // a quarter of the hard limit has gone.

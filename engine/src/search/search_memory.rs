@@ -127,9 +127,11 @@ impl SearchMemory {
         Ok(SearchMemory { shared, threads, roots })
     }
 
-    /// Remembers `record` as the most recent, replacing an older one of the same root.
+    /// Remembers `record` as the most recent, replacing an older one of the same root unless
+    /// that one is deeper (a root's record never gets shallower: where an analysis resumes).
     pub fn remember(roots: &mut Vec<RootRecord>, record: RootRecord) {
-        roots.retain(|r| r.key != record.key);
+        let old = roots.iter().position(|r| r.key == record.key).map(|i| roots.remove(i));
+        let record = old.filter(|old| old.depth > record.depth).unwrap_or(record);
         roots.insert(0, record);
         roots.truncate(ROOTS_KEPT);
     }
@@ -216,6 +218,12 @@ mod tests {
         assert_eq!(roots.len(), ROOTS_KEPT);
         assert_eq!(roots[0].key, ROOTS_KEPT as u64 + 9);
         SearchMemory::remember(&mut roots, record(300, 22));
+        assert_eq!((roots[0].key, roots[0].depth), (300, 22));
+        assert_eq!(roots.iter().filter(|r| r.key == 300).count(), 1);
+        // A shallower search of the same root (a helper's move won the vote) keeps the deeper
+        // record, as the most recent.
+        SearchMemory::remember(&mut roots, record(0, 5));
+        SearchMemory::remember(&mut roots, record(300, 21));
         assert_eq!((roots[0].key, roots[0].depth), (300, 22));
         assert_eq!(roots.iter().filter(|r| r.key == 300).count(), 1);
     }
