@@ -60,17 +60,23 @@ impl Engine {
     /// An engine searching with `threads` threads (one if the system refuses that many) and a
     /// table of `hash_mb` MB.
     pub fn new(threads: usize, hash_mb: usize) -> Engine {
+        Engine::try_new(threads, hash_mb).expect("memory for the transposition table")
+    }
+
+    /// `new`, or `None` when the system refuses the table's memory (a server's new client is
+    /// then refused; the server goes on).
+    pub fn try_new(threads: usize, hash_mb: usize) -> Option<Engine> {
+        let tt = Arc::new(TranspositionTable::try_new(hash_mb)?);
         let learned = SharedHistories::new();
         let mut pool = Pool::new(learned.clone());
         let numa = NumaPolicy::default();
         if !pool.start(plan(&numa, threads)) {
             pool.start(plan(&numa, 1));
         }
-        let tt = Arc::new(TranspositionTable::new(hash_mb));
         let pages = PageToucher::start(&tt, &pool.placement().nodes_in_use());
         let network = Arc::new(NetworkCopies::new(engine::nnue::default_network()));
         let (roots, constants, helpers, vote) = Default::default();
-        Engine {
+        Some(Engine {
             pool,
             network,
             tt,
@@ -83,7 +89,7 @@ impl Engine {
             helpers,
             vote,
             numa,
-        }
+        })
     }
 
     /// Changes the number of threads (after a running search). Same count: no-op. A refusal
@@ -340,6 +346,12 @@ mod tests {
     use engine::search::{Bound, SearchResult, SilentReporter};
     use std::sync::mpsc::channel;
     use std::time::Duration;
+
+    #[test]
+    fn an_engine_whose_table_cannot_be_had_is_none() {
+        assert!(Engine::try_new(1, usize::MAX >> 20).is_none());
+        assert!(Engine::try_new(1, 1).is_some());
+    }
 
     #[cfg(target_os = "linux")]
     #[test]

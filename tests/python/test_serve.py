@@ -314,6 +314,41 @@ def test_a_client_that_hangs_up_during_a_deep_perft_frees_its_place(tmp_path):
         s.close()
 
 
+def vm_size_kb(pid: int) -> int:
+    for line in pathlib.Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmSize:"):
+            return int(line.split()[1])
+    raise AssertionError("no VmSize")
+
+
+def test_a_session_the_memory_limit_cannot_hold_is_refused_and_the_server_goes_on(tmp_path):
+    import resource
+    idle = Server(tmp_path)
+    time.sleep(0.3)
+    size_kb = vm_size_kb(idle.proc.pid)
+    idle.close()
+    # Room for a connection's thread, not for its session's 16 MB table.
+    limit = (size_kb + 12 * 1024) * 1024
+    secret = secrets.token_hex(32)
+    (tmp_path / "secret").write_text(secret + "\n")
+    args = [engine_path(), "serve", "--listen", "127.0.0.1:0", "--secret-file", str(tmp_path / "secret")]
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                            preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (limit, limit)))
+    try:
+        port = int(proc.stdout.readline().rsplit(":", 1)[1])
+        for _ in range(3):
+            c = Client(port)
+            c.send(f"auth {secret}")
+            line = c.line()
+            assert line is not None and line.startswith("error "), line
+            c.close()
+        time.sleep(0.3)
+        assert proc.poll() is None, "the server died"
+    finally:
+        proc.kill()
+        proc.wait(timeout=10)
+
+
 def test_a_client_that_never_reads_is_closed_and_the_others_are_served(server):
     pid = server.proc.pid
     base_threads = thread_count(pid)

@@ -138,9 +138,14 @@ pub enum Flow {
 
 impl Session {
     pub fn new(out: Output) -> Session {
-        Session {
+        Session::try_new(out).expect("memory for a session's table")
+    }
+
+    /// `new`, or `None` when the system refuses the memory of its table.
+    pub fn try_new(out: Output) -> Option<Session> {
+        Some(Session {
             out,
-            engine: Engine::new(1, 16),
+            engine: Engine::try_new(1, 16)?,
             root: Root { board: Board::new(Position::startpos()), given: false, refused: false },
             options: OptionValues {
                 chess960: false,
@@ -166,7 +171,7 @@ impl Session {
             desk: Arc::default(),
             inbox: None,
             gate: None,
-        }
+        })
     }
 
     /// Puts the session under `gate` (before its first command).

@@ -72,10 +72,6 @@ pub(super) fn serve(stream: TcpStream, server: &Server, who: &str, deadline: Ins
         Err(why) => return refuse(&stream, who, &why),
     };
     let _ = stream.set_write_timeout(Some(server.limits.write_timeout));
-    if (&stream).write_all(b"authok\n").is_err() {
-        return;
-    }
-    tracing::info!("{who}: authenticated");
 
     let (Ok(writer), Ok(closer), Ok(reading)) = (stream.try_clone(), stream.try_clone(), stream.try_clone())
     else {
@@ -89,6 +85,14 @@ pub(super) fn serve(stream: TcpStream, server: &Server, who: &str, deadline: Ins
         tracing::warn!("{who_closed}: cannot write to the client; closing");
         let _ = closer.shutdown(Shutdown::Both);
     });
+    let host = match host {
+        Ok(host) => host,
+        Err(why) => return refuse(&stream, who, &why),
+    };
+    if (&stream).write_all(b"authok\n").is_err() {
+        return;
+    }
+    tracing::info!("{who}: authenticated");
     let limits = server.limits.clone();
     let who_reader = who.to_string();
     let reader = host.run("lazuli-serve-in", move |inlet| {

@@ -174,13 +174,14 @@ impl Server {
     }
 
     /// A new client's session, hosted: the operator's settings, then the client's limits; its
-    /// output goes to `writer`, whose first failure stops the search and calls `on_closed`.
+    /// output goes to `writer`, whose first failure stops the search and calls `on_closed`. Why
+    /// not, when the system refuses the session's memory.
     fn host(
         &self,
         writer: Box<dyn Write + Send>,
         gate: limits::RemoteGate,
         on_closed: impl FnOnce() + Send + 'static,
-    ) -> Host {
+    ) -> Result<Host, String> {
         let stopper: Arc<OnceLock<StopHandle>> = Arc::default();
         let stopper_here = Arc::clone(&stopper);
         let on_closed = move || {
@@ -190,14 +191,15 @@ impl Server {
             on_closed();
         };
         let out = Output::with_closed_hook(writer, Box::new(on_closed));
-        let mut session = Session::new(out.clone());
+        let mut session = Session::try_new(out.clone())
+            .ok_or("the system refused the memory of another session's table")?;
         if let Some((path, tables)) = &self.syzygy {
             session.share_tablebases(path, Arc::clone(tables));
         }
         session.set_gate(Box::new(gate));
         let host = Host::new(session, out);
         let _ = stopper.set(host.inlet().stop_handle());
-        host
+        Ok(host)
     }
 }
 

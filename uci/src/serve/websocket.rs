@@ -115,18 +115,8 @@ pub(super) fn serve(stream: TcpStream, server: &Server, who: &str, deadline: Ins
     drop(waiting);
     let (_served, gate) = match server.admit() {
         Ok(admitted) => admitted,
-        Err(why) => {
-            tracing::warn!("{who}: refused: {why}");
-            let _ = ws.send(Message::text(format!("error {why}")));
-            let _ = ws.close(None);
-            let _ = ws.flush();
-            return;
-        }
+        Err(why) => return refuse_ws(&mut ws, who, &why),
     };
-    if ws.send(Message::text("authok")).is_err() {
-        return;
-    }
-    tracing::info!("{who}: authenticated (WebSocket)");
 
     let (outbox, outgoing) = bounded::<String>(OUTBOX_LINES);
     // The output's failure (a client that reads nothing for `write_timeout`) tells the I/O loop
@@ -134,7 +124,14 @@ pub(super) fn serve(stream: TcpStream, server: &Server, who: &str, deadline: Ins
     let failed = Arc::new(AtomicBool::new(false));
     let failed_here = Arc::clone(&failed);
     let sender = LineSender { to: outbox, partial: Vec::new(), timeout: write_timeout };
-    let host = server.host(Box::new(sender), gate, move || failed_here.store(true, Ordering::SeqCst));
+    let host = match server.host(Box::new(sender), gate, move || failed_here.store(true, Ordering::SeqCst)) {
+        Ok(host) => host,
+        Err(why) => return refuse_ws(&mut ws, who, &why),
+    };
+    if ws.send(Message::text("authok")).is_err() {
+        return;
+    }
+    tracing::info!("{who}: authenticated (WebSocket)");
     let limits = server.limits.clone();
     let first_lines: Vec<String> = first_lines.map(str::to_string).collect();
     let who_pump = who.to_string();
@@ -153,6 +150,14 @@ pub(super) fn serve(stream: TcpStream, server: &Server, who: &str, deadline: Ins
         }
         Err(_) => tracing::warn!("{who}: cannot start its I/O thread"),
     }
+}
+
+/// Tells a client that showed the secret why it is not served, in one message, and closes.
+fn refuse_ws(ws: &mut WebSocket<Timed>, who: &str, why: &str) {
+    tracing::warn!("{who}: refused: {why}");
+    let _ = ws.send(Message::text(format!("error {why}")));
+    let _ = ws.close(None);
+    let _ = ws.flush();
 }
 
 /// Input read from the client and admitted by the desk, waiting for room in the session's
