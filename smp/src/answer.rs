@@ -20,6 +20,11 @@ pub(crate) struct Finish {
 }
 
 impl Finish {
+    /// As the step the main thread takes.
+    pub(crate) fn into_step(self) -> crate::thread::Finish {
+        Box::new(move |local, root| self.answer(local, root))
+    }
+
     /// The answer to give for this process's own `local` one, searched at `root`.
     pub(crate) fn answer(self, local: SearchResult, root: &Position) -> SearchResult {
         let mut answer = local;

@@ -233,7 +233,7 @@ impl Engine {
             (true, true, VoteMode::All) => VoteMode::Deeper,
             (true, _, mode) => mode,
         };
-        let main = MainJob { reporter, mode, vote, finish, on_bestmove };
+        let main = MainJob { reporter, mode, vote, finish: finish.into_step(), on_bestmove };
         // Ranked once for all threads; its DTZ probes read files, and give way to WDL ones once
         // a quarter of the hard limit has gone.
         let hurry = || limits.hard_time.is_some_and(|hard| limits.start.elapsed() > hard / 4);

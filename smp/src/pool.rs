@@ -128,7 +128,7 @@ impl Pool {
         if self.threads.is_empty() {
             // The system refused every search thread: answer at once rather than never.
             let answer = SearchResult::unsearched(&job.board, &job.limits.search_moves);
-            let answer = main.finish.answer(answer, job.board.position());
+            let answer = (main.finish)(answer, job.board.position());
             (main.on_bestmove)(answer, &Ended(&self.signals.searching));
             return;
         }
@@ -231,7 +231,7 @@ mod tests {
             constants: Arc::default(),
             policy: Default::default(),
         };
-        let finish = crate::answer::Finish::default();
+        let finish = crate::answer::Finish::default().into_step();
         let vote = crate::VoteMode::All;
         pool.go(job, MainJob { reporter, mode, vote, finish, on_bestmove });
     }

@@ -7,7 +7,7 @@
 use crate::helpers::HelperPolicy;
 use crate::vote::{self, VoteMode};
 use crossbeam_utils::CachePadded;
-use engine::board::Board;
+use engine::board::{Board, Position};
 use engine::nnue::NetworkCopies;
 use engine::search::params::SearchConstants;
 use engine::search::{
@@ -20,6 +20,10 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
+
+/// The engine's steps between the vote and `on_bestmove` (`crate::answer`, which the engine
+/// hands in as one boxed step): the answer to give for the threads' own, searched at the root.
+pub(crate) type Finish = Box<dyn FnOnce(SearchResult, &Position) -> SearchResult + Send>;
 
 /// The front end's answer to a search: called once with the final result, when every thread
 /// has stopped.
@@ -67,7 +71,7 @@ pub(crate) struct MainJob {
     pub(crate) mode: Mode,
     pub(crate) vote: VoteMode,
     /// The engine's steps before the answer is given.
-    pub(crate) finish: crate::answer::Finish,
+    pub(crate) finish: Finish,
     pub(crate) on_bestmove: OnBestmove,
 }
 
@@ -353,7 +357,7 @@ fn answer(result: SearchResult, main: MainJob, root: &Board, shared: &Shared) {
     let chosen = vote::choose(&results, main.vote);
     let mut answer = results[chosen].take().filter(|r| !r.best_move.is_null()).unwrap_or(result);
     answer.nodes = answer.nodes.max(shared.total_nodes());
-    let answer = main.finish.answer(answer, root.position());
+    let answer = (main.finish)(answer, root.position());
     let ended = Ended(&shared.signals.searching);
     (main.on_bestmove)(answer, &ended);
     ended.now();
