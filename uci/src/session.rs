@@ -206,25 +206,27 @@ impl Session {
     /// (`stop`, `quit`, `isready`) the input thread answers itself (`crate::desk`).
     pub fn handle_line(&mut self, line: Line, received: Instant) -> Flow {
         tracing::info!("in: {}", line.text.trim_end_matches(['\r', '\n']));
+        let is_go = matches!(line.parsed, Ok(Parsed { command: Command::Go(_), .. }));
+        let waits = is_go || matches!(line.parsed, Ok(Parsed { command: Command::UciNewGame, .. }));
+        // Said before the line leaves the desk's count, so that an `isready` read in between is
+        // still answered at once (`ucinewgame` ends a search that waits for `stop` itself).
+        let will_wait =
+            waits && self.is_searching() && (is_go || !self.waits_for_stop() || self.search.stopping);
+        self.desk.set_waiting(will_wait);
         self.desk.take(&line);
         let Line { text, parsed } = line;
         let arrived = received;
-        let waits = matches!(parsed, Ok(Parsed { command: Command::Go(_) | Command::UciNewGame, .. }));
         if waits && self.is_searching() && self.desk.quit_requested() {
             return self.handle(Command::Quit, received);
         }
-        let received = match &parsed {
-            Ok(Parsed { command: Command::Go(_), .. }) => self.wait_for_search(true, received),
-            Ok(Parsed { command: Command::UciNewGame, .. }) => self.wait_for_search(false, received),
-            _ => received,
-        };
+        let received = if waits { self.wait_for_search(is_go, received) } else { received };
+        self.desk.set_waiting(false);
         if waits && self.desk.quit_requested() {
             // `quit` came while this line waited: it does not run.
             return self.handle(Command::Quit, received);
         }
         // Options set during a search take effect once it has ended.
         self.apply_pending_if_idle();
-        let is_go = matches!(parsed, Ok(Parsed { command: Command::Go(_), .. }));
         let flow = self.handle_parsed(parsed, &text, received);
         if is_go && self.desk.stop_read_since(arrived) {
             // A `stop` read after this `go` ends it as soon as it has started.
