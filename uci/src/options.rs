@@ -251,11 +251,13 @@ impl OptionValue {
     }
 }
 
-/// The `option ...` lines of the `uci` answer.
-pub fn uci_lines() -> Vec<String> {
+/// The `option ...` lines of the `uci` answer, a spin option's maximum lowered to `cap(name)`
+/// where that is lower (a server's limits).
+pub fn uci_lines(cap: impl Fn(&str) -> Option<i64>) -> Vec<String> {
     all_options()
         .map(|o| match o.kind {
             OptionKind::Spin { default, min, max } => {
+                let max = cap(o.name).map_or(max, |cap| cap.min(max));
                 format!("option name {} type spin default {default} min {min} max {max}", o.name)
             }
             OptionKind::Check { default } => format!("option name {} type check default {default}", o.name),
@@ -351,7 +353,7 @@ mod tests {
         assert_eq!(validate("load hash from file", None), Ok(setting("Load Hash", OptionValue::Button)));
         for (alias, to) in ALIASES {
             assert!(OPTIONS.iter().any(|o| o.name == *to), "{alias} names no option");
-            assert!(!uci_lines().iter().any(|l| l.contains(alias)), "{alias} is listed");
+            assert!(!uci_lines(|_| None).iter().any(|l| l.contains(alias)), "{alias} is listed");
         }
     }
 
@@ -385,8 +387,9 @@ mod tests {
             validate("Debug Log File", None),
             Ok(setting("Debug Log File", OptionValue::String(String::new())))
         );
-        assert_eq!(uci_lines().len(), all_options().count());
+        assert_eq!(uci_lines(|_| None).len(), all_options().count());
         assert_eq!(validate("RFP_MARGIN", Some("75")).is_ok(), cfg!(feature = "spsa"));
-        assert!(uci_lines().contains(&"option name Debug Log File type string default <empty>".to_string()));
+        assert!(uci_lines(|_| None)
+            .contains(&"option name Debug Log File type string default <empty>".to_string()));
     }
 }

@@ -310,7 +310,7 @@ impl Session {
                     format!("id name {}", crate::version::name()),
                     "id author The Lazuli developers".to_string(),
                 ];
-                lines.extend(options::uci_lines().into_iter().map(|line| self.capped_option_line(line)));
+                lines.extend(options::uci_lines(|name| self.gate.as_ref()?.spin_max(name)));
                 lines.push("uciok".to_string());
                 self.line(&lines.join("\n"));
             }
@@ -443,19 +443,6 @@ impl Session {
                 self.info(&format!("{why}; no position is set until the next position command"));
                 self.root.refused = true;
             }
-        }
-    }
-
-    /// An `option ... type spin ... max N` line with the gate's lower maximum, if it has one.
-    fn capped_option_line(&self, line: String) -> String {
-        let Some(gate) = &self.gate else { return line };
-        let Some(rest) = line.strip_prefix("option name ") else { return line };
-        let Some((name, _)) = rest.split_once(" type spin ") else { return line };
-        match (gate.spin_max(name), line.rsplit_once(" max ")) {
-            (Some(cap), Some((head, max))) if max.parse::<i64>().is_ok_and(|m| cap < m) => {
-                format!("{head} max {cap}")
-            }
-            _ => line,
         }
     }
 

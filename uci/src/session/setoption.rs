@@ -27,17 +27,11 @@ impl Session {
         }
         let Setting { id, name, value, .. } = setting;
         match id {
-            OptionId::Hash => {
-                self.defer(Change::Hash(value.spin() as usize));
-            }
-            OptionId::Threads => {
-                self.defer(Change::Threads(value.spin() as usize));
-            }
+            OptionId::Hash => self.defer(Change::Hash(value.spin() as usize)),
+            OptionId::Threads => self.defer(Change::Threads(value.spin() as usize)),
             // Empty (a GUI's `<empty>`): the default.
             OptionId::NumaPolicy => match numa_policy(&value.text()) {
-                Ok(policy) => {
-                    self.defer(Change::Numa(policy));
-                }
+                Ok(policy) => self.defer(Change::Numa(policy)),
                 Err(e) => self.info(&format!("{e}; kept {}", self.engine.numa_policy())),
             },
             OptionId::MultiPv => self.options.multipv = value.spin() as usize,
@@ -85,19 +79,19 @@ impl Session {
             OptionId::SyzygyPath => {
                 self.options.syzygy.path = value.text();
                 self.options.syzygy.tables = None;
-                self.syzygy_changed();
+                self.defer(Change::Syzygy);
             }
             OptionId::SyzygyProbeDepth => {
                 self.options.syzygy.probe_depth = value.spin() as i32;
-                self.syzygy_changed();
+                self.defer(Change::Syzygy);
             }
             OptionId::SyzygyProbeLimit => {
                 self.options.syzygy.probe_limit = value.spin() as usize;
-                self.syzygy_changed();
+                self.defer(Change::Syzygy);
             }
             OptionId::Syzygy50MoveRule => {
                 self.options.syzygy.rule50 = value.check();
-                self.syzygy_changed();
+                self.defer(Change::Syzygy);
             }
             // A combo's value is one of the names the option table lists, which these parse.
             OptionId::SmpHelpers => {
@@ -133,11 +127,6 @@ impl Session {
     pub fn share_tablebases(&mut self, path: &str, tables: Arc<Tablebases>) {
         self.options.syzygy.path = path.to_string();
         self.options.syzygy.tables = Some(tables);
-        self.syzygy_changed();
-    }
-
-    /// A Syzygy option changed: the tables and settings go to the pool after a running search.
-    fn syzygy_changed(&mut self) {
         self.defer(Change::Syzygy);
     }
 
@@ -145,22 +134,18 @@ impl Session {
     /// the pool; every unreadable directory is reported.
     fn apply_syzygy(&mut self) {
         if self.options.syzygy.tables.is_none() && !self.options.syzygy.path.is_empty() {
-            let (tables, warnings) = Tablebases::open(&self.options.syzygy.path);
-            let mut message = warnings.join("; ");
+            let (tables, mut said) = Tablebases::open(&self.options.syzygy.path);
             if tables.files() > 0 {
-                if !message.is_empty() {
-                    message.push_str("; ");
-                }
-                message.push_str(&format!(
+                said.push(format!(
                     "found {} Syzygy table files (up to {} pieces)",
                     tables.files(),
                     tables.max_pieces()
                 ));
                 self.options.syzygy.tables = Some(Arc::new(tables));
-            } else if message.is_empty() {
-                message = "SyzygyPath: no Syzygy table files found".to_string();
+            } else if said.is_empty() {
+                said.push("SyzygyPath: no Syzygy table files found".to_string());
             }
-            self.info(&message);
+            self.info(&said.join("; "));
         }
         let settings = self.options.syzygy.tables.as_ref().map(|tables| TbSettings {
             tables: Arc::clone(tables),
