@@ -2,6 +2,7 @@
 clients a server must survive (wrong, missing, slow or garbage secrets, huge lines, many
 connections, a client that never reads), with the server's threads and memory counted."""
 
+import base64
 import getpass
 import os
 import pathlib
@@ -347,6 +348,45 @@ def test_a_session_the_memory_limit_cannot_hold_is_refused_and_the_server_goes_o
     finally:
         proc.kill()
         proc.wait(timeout=10)
+
+
+def test_websocket_pings_before_the_secret_do_not_outlast_the_deadline(tmp_path):
+    """A client that sends pings and never reads their pongs holds its place no longer than the
+    time allowed for the secret, however long the write time-out is."""
+    s = Server(tmp_path, "--auth-timeout", "2", "--write-timeout", "30", "--max-per-address", "1")
+    try:
+        a = socket.socket()
+        a.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        a.connect(("127.0.0.1", s.port))
+        key = base64.b64encode(os.urandom(16)).decode()
+        a.sendall((f"GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                   f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n").encode())
+        reply = b""
+        while b"\r\n\r\n" not in reply:
+            reply += a.recv(1)
+        assert reply.startswith(b"HTTP/1.1 101"), reply
+        mask = os.urandom(4)
+        ping = bytes([0x89, 0x80 | 125]) + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(b"x" * 125))
+        a.setblocking(False)
+        start = time.monotonic()
+        while time.monotonic() - start < 4:
+            try:
+                a.send(ping * 64)
+            except BlockingIOError:
+                time.sleep(0.01)
+            except OSError:  # closed by the server
+                break
+        # The place of the one connection this address may hold is free again.
+        def served() -> bool:
+            c = Client(s.port)
+            c.send(f"auth {s.secret}")
+            ok = c.line(timeout=5) == "authok"
+            c.close()
+            return ok
+        assert settle(served, 5), "the flooding client still holds its place"
+        a.close()
+    finally:
+        s.close()
 
 
 def test_a_client_that_never_reads_is_closed_and_the_others_are_served(server):

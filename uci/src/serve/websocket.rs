@@ -31,20 +31,27 @@ const BACKLOG_LINES_OF: usize = 4;
 /// Output bytes the WebSocket may hold for a client that reads slowly; past it, output waits.
 const MAX_WRITE_BUFFER: usize = 256 << 10;
 
-/// The socket, with one deadline for every read until the client has shown its secret (a
-/// per-read time-out would let a client that sends a byte now and then hold on for ever).
+/// The socket, with one deadline for every read and write until the client has shown its secret
+/// (a per-read time-out would let a client that sends a byte now and then hold on for ever, and
+/// one that sends pings and never reads would hold on in the writes of their pongs).
 struct Timed {
     stream: TcpStream,
     deadline: Option<Instant>,
 }
 
+impl Timed {
+    /// The time left before the deadline, if there is one; an error once it has passed.
+    fn left(&self) -> std::io::Result<Option<Duration>> {
+        match self.deadline.map(|deadline| deadline.saturating_duration_since(Instant::now())) {
+            Some(left) if left.is_zero() => Err(ErrorKind::TimedOut.into()),
+            left => Ok(left),
+        }
+    }
+}
+
 impl Read for Timed {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        if let Some(deadline) = self.deadline {
-            let left = deadline.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                return Err(ErrorKind::TimedOut.into());
-            }
+        if let Some(left) = self.left()? {
             self.stream.set_read_timeout(Some(left))?;
         }
         self.stream.read(buf)
@@ -53,6 +60,9 @@ impl Read for Timed {
 
 impl Write for Timed {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if let Some(left) = self.left()? {
+            self.stream.set_write_timeout(Some(left))?;
+        }
         self.stream.write(buf)
     }
 
@@ -112,6 +122,7 @@ pub(super) fn serve(stream: TcpStream, server: &Server, who: &str, deadline: Ins
         return;
     }
     ws.get_mut().deadline = None;
+    let _ = ws.get_ref().stream.set_write_timeout(Some(write_timeout));
     drop(waiting);
     let (_served, gate) = match server.admit() {
         Ok(admitted) => admitted,
