@@ -13,7 +13,8 @@ Read docs/serve.md before listening on anything but this machine: the traffic is
 
   --listen ADDR:PORT     where to listen (default 127.0.0.1:9510, this machine only; another
                          address, such as 0.0.0.0:9510, only when given here)
-  --secret-file FILE     the secret: the file's first line, at least 32 characters; without
+  --secret-file FILE     the secret: the file's first line, at least 32 characters and 8
+                         different ones (warned when others may read the file); without
                          it a random 256-bit secret is generated and printed once
   --syzygy PATH          Syzygy tables every session starts with (clients cannot change the
                          path without --allow-files)

@@ -43,10 +43,11 @@ def settle(predicate, seconds: float = 10.0) -> bool:
 
 
 class Server:
-    def __init__(self, tmp: pathlib.Path, *extra: str) -> None:
+    def __init__(self, tmp: pathlib.Path, *extra: str, mode: int = 0o600) -> None:
         self.secret = secrets.token_hex(32)
         self.secret_file = tmp / "secret"
         self.secret_file.write_text(self.secret + "\n")
+        self.secret_file.chmod(mode)
         args = [engine_path(), "serve", "--listen", "127.0.0.1:0", "--secret-file", str(self.secret_file), *extra]
         self.log = open(tmp / "serve.log", "w+")
         self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=self.log, text=True)
@@ -144,7 +145,7 @@ def test_a_whole_game_through_lazuli_connect(server):
 
 def test_connect_reports_a_wrong_secret_and_a_lost_server_as_uci(server, tmp_path):
     wrong = tmp_path / "wrong"
-    wrong.write_text("x" * 64 + "\n")
+    wrong.write_text(secrets.token_hex(32) + "\n")
     out = subprocess.run([engine_path(), "connect", f"127.0.0.1:{server.port}", "--secret-file", str(wrong)],
                          input="uci\n", capture_output=True, text=True, timeout=30)
     assert out.returncode == 1
@@ -387,6 +388,16 @@ def test_websocket_pings_before_the_secret_do_not_outlast_the_deadline(tmp_path)
         a.close()
     finally:
         s.close()
+
+
+def test_a_secret_file_others_can_read_is_warned_about(tmp_path):
+    for mode, warned in [(0o644, True), (0o600, False)]:
+        s = Server(tmp_path, mode=mode)
+        c = Client(s.port, s.secret)
+        c.close()
+        text = s.log_text()
+        s.close()
+        assert ("other users of this machine can read the secret" in text) == warned, (oct(mode), text)
 
 
 def test_a_client_that_never_reads_is_closed_and_the_others_are_served(server):

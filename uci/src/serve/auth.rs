@@ -4,6 +4,9 @@ use std::path::Path;
 
 /// Shortest secret accepted from a file: 32 characters, 128 bits when they are hexadecimal.
 pub const MIN_SECRET_LEN: usize = 32;
+/// Fewest different characters in a secret from a file: 32 random hexadecimal digits have about
+/// 14, and fewer than 8 about once in 30 million draws; a repeated pattern has fewer.
+pub const MIN_DIFFERENT: usize = 8;
 /// Longest first line read while waiting for the secret.
 pub const MAX_AUTH_LINE: usize = 512;
 
@@ -25,7 +28,30 @@ impl Secret {
         if !secret.bytes().all(|b| b.is_ascii_graphic()) {
             return Err(format!("{name}: the secret must be printable ASCII without spaces"));
         }
+        let mut seen = [false; 128];
+        secret.bytes().for_each(|b| seen[b as usize] = true);
+        let different = seen.iter().filter(|&&s| s).count();
+        if different < MIN_DIFFERENT {
+            return Err(format!(
+                "{name}: the secret has {different} different characters, fewer than {MIN_DIFFERENT}: a repeated pattern is guessed at once (make one with `openssl rand -hex 32`)"
+            ));
+        }
         Ok(Secret(secret.to_string()))
+    }
+
+    /// Whether the file at `path` can be read by other users than its owner (`None` where the
+    /// system has no such permissions, or the file cannot be read).
+    pub fn readable_by_others(path: &Path) -> Option<bool> {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            Some(std::fs::metadata(path).ok()?.permissions().mode() & 0o077 != 0)
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = path;
+            None
+        }
     }
 
     /// 256 random bits from the operating system, as 64 hexadecimal digits.
@@ -107,6 +133,12 @@ mod tests {
         assert!(Secret::from_file(&file).is_err());
         assert!(Secret::from_file(&dir.join("missing")).is_err());
         assert!(Secret::from_file(&dir).err().unwrap().contains("not a regular file"));
+        // Long but guessable: a character or a short pattern repeated.
+        for weak in ["a".repeat(40), "ab".repeat(20), "abc1".repeat(10)] {
+            std::fs::write(&file, format!("{weak}\n")).unwrap();
+            let refused = Secret::from_file(&file).err().unwrap_or_default();
+            assert!(refused.contains("different characters"), "{weak}: {refused}");
+        }
         std::fs::remove_dir_all(&dir).ok();
     }
 }

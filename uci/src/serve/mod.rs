@@ -215,7 +215,15 @@ fn refuse(stream: &TcpStream, who: &str, why: &str) {
 pub fn run(config: Config, announce: impl Fn(&str)) -> Result<(), String> {
     crate::log::server_events_to_stderr();
     let secret = match &config.secret_file {
-        Some(path) => Secret::from_file(path)?,
+        Some(path) => {
+            if Secret::readable_by_others(path) == Some(true) {
+                tracing::warn!(
+                    "{}: other users of this machine can read the secret (chmod 600 it)",
+                    path.display()
+                );
+            }
+            Secret::from_file(path)?
+        }
         None => Secret::generate()?,
     };
     let listener =
