@@ -400,6 +400,21 @@ def test_a_secret_file_others_can_read_is_warned_about(tmp_path):
         assert ("other users of this machine can read the secret" in text) == warned, (oct(mode), text)
 
 
+def test_a_flood_of_refused_connections_does_not_flood_the_log(tmp_path):
+    s = Server(tmp_path, "--max-per-address", "1", "--auth-timeout", "20")
+    try:
+        held = socket.create_connection(("127.0.0.1", s.port))
+        for _ in range(100):
+            socket.create_connection(("127.0.0.1", s.port)).close()
+        assert settle(lambda: s.log_text().count("refused:") >= 20, 5), s.log_text()
+        time.sleep(0.5)
+        logged = s.log_text().count("refused:")
+        assert logged == 20, f"{logged} refusals logged one by one"
+        held.close()
+    finally:
+        s.close()
+
+
 def test_a_client_that_never_reads_is_closed_and_the_others_are_served(server):
     pid = server.proc.pid
     base_threads = thread_count(pid)

@@ -52,24 +52,24 @@ pub(super) fn serve(stream: TcpStream, server: &Server, who: &str, deadline: Ins
     let (first, rest) = match read_auth_line(&stream, deadline) {
         Ok(got) => got,
         Err(AuthFailure::Gone(why)) => {
-            tracing::warn!("{who}: refused: {why}");
+            server.refused(who, why);
             return;
         }
         Err(AuthFailure::Wrong(why)) => {
-            tracing::warn!("{who}: refused: {why}");
+            server.refused(who, why);
             std::thread::sleep(FAILED_AUTH_DELAY);
             return;
         }
     };
     if !server.secret.accepts(&first) {
-        tracing::warn!("{who}: refused: wrong or missing secret");
+        server.refused(who, "wrong or missing secret");
         std::thread::sleep(FAILED_AUTH_DELAY);
         return;
     }
     drop(waiting);
     let (_served, gate) = match server.admit() {
         Ok(admitted) => admitted,
-        Err(why) => return refuse(&stream, who, &why),
+        Err(why) => return refuse(server, &stream, who, &why),
     };
     let _ = stream.set_write_timeout(Some(server.limits.write_timeout));
 
@@ -87,7 +87,7 @@ pub(super) fn serve(stream: TcpStream, server: &Server, who: &str, deadline: Ins
     });
     let host = match host {
         Ok(host) => host,
-        Err(why) => return refuse(&stream, who, &why),
+        Err(why) => return refuse(server, &stream, who, &why),
     };
     if (&stream).write_all(b"authok\n").is_err() {
         return;

@@ -95,7 +95,15 @@ pub(super) struct Server {
     /// The operator's tablebases (`--syzygy`), opened once and shared by every session.
     syzygy: Option<(String, Arc<Tablebases>)>,
     slots: Slots,
+    /// The start of the current window of the refusals log and the refusals in it.
+    refusals: Mutex<(Instant, u64)>,
 }
+
+/// Refused connections logged one by one in each window; the rest are counted, and the count is
+/// logged with the first refusal of a later window, so a flood of connections cannot fill the
+/// log.
+const REFUSALS_LOGGED: u64 = 20;
+const REFUSAL_WINDOW: Duration = Duration::from_secs(10);
 
 /// Connections being served, and connections still to show their secret: counted apart, so
 /// that clients without the secret cannot take the served ones' places.
@@ -163,6 +171,22 @@ fn take_slot(counter: &AtomicUsize, max: usize) -> Option<Slot<'_>> {
 }
 
 impl Server {
+    /// Logs that `who` was refused, and why (`REFUSALS_LOGGED`).
+    fn refused(&self, who: &str, why: &str) {
+        let mut window = self.refusals.lock();
+        if window.0.elapsed() >= REFUSAL_WINDOW {
+            if window.1 > REFUSALS_LOGGED {
+                let (more, secs) = (window.1 - REFUSALS_LOGGED, REFUSAL_WINDOW.as_secs());
+                tracing::warn!("{more} more connections refused in {secs} s (not logged one by one)");
+            }
+            *window = (Instant::now(), 0);
+        }
+        window.1 += 1;
+        if window.1 <= REFUSALS_LOGGED {
+            tracing::warn!("{who}: refused: {why}");
+        }
+    }
+
     /// What a client that showed the secret is given: a served place and its share of the
     /// threads and hash; or why it is refused.
     fn admit(&self) -> Result<(Slot<'_>, limits::RemoteGate), String> {
@@ -204,8 +228,8 @@ impl Server {
 }
 
 /// Tells a client that showed the secret why it is not served, in one line, and closes.
-fn refuse(stream: &TcpStream, who: &str, why: &str) {
-    tracing::warn!("{who}: refused: {why}");
+fn refuse(server: &Server, stream: &TcpStream, who: &str, why: &str) {
+    server.refused(who, why);
     let _ = stream.set_write_timeout(Some(Duration::from_secs(1)));
     let _ = (&*stream).write_all(format!("error {why}\n").as_bytes());
 }
@@ -262,6 +286,7 @@ pub fn run(config: Config, announce: impl Fn(&str)) -> Result<(), String> {
             per_address: Mutex::default(),
             max_per_address: config.max_per_address,
         },
+        refusals: Mutex::new((Instant::now(), 0)),
     });
     announce(&format!("listening on {address}"));
     if config.secret_file.is_none() {
@@ -286,21 +311,19 @@ pub fn run(config: Config, announce: impl Fn(&str)) -> Result<(), String> {
         };
         let id = next.fetch_add(1, Ordering::Relaxed);
         let Ok(peer) = stream.peer_addr() else {
-            tracing::warn!("connection {id}: refused: its address is unknown (gone already)");
+            server.refused(&format!("connection {id}"), "its address is unknown (gone already)");
             continue;
         };
         let who = format!("connection {id} from {peer}");
         if server.slots.waiting.load(Ordering::SeqCst) >= MAX_WAITING {
-            tracing::warn!("{who}: refused: {MAX_WAITING} connections are already waiting to authenticate");
+            server.refused(&who, &format!("{MAX_WAITING} connections are already waiting to authenticate"));
             continue;
         }
         let _ = stream.set_nodelay(true);
         keep_alive(&stream);
         if !server.slots.take_address(peer.ip()) {
-            tracing::warn!(
-                "{who}: refused: {} connections from one address are open already",
-                server.slots.max_per_address
-            );
+            let open = server.slots.max_per_address;
+            server.refused(&who, &format!("{open} connections from one address are open already"));
             continue;
         }
         let server_here = Arc::clone(&server);
@@ -338,6 +361,6 @@ fn serve_connection(stream: TcpStream, server: &Server, who: &str, waiting: Slot
     match stream.peek(&mut first) {
         Ok(1) if first[0] == b'G' => websocket::serve(stream, server, who, deadline, waiting),
         Ok(1) => conn::serve(stream, server, who, deadline, waiting),
-        _ => tracing::warn!("{who}: refused: closed or silent before sending anything"),
+        _ => server.refused(who, "closed or silent before sending anything"),
     }
 }

@@ -102,20 +102,20 @@ pub(super) fn serve(stream: TcpStream, server: &Server, who: &str, deadline: Ins
     let mut ws = match tungstenite::accept_with_config(timed, Some(config)) {
         Ok(ws) => ws,
         Err(e) => {
-            tracing::warn!("{who}: refused: not a WebSocket handshake ({e})");
+            server.refused(who, &format!("not a WebSocket handshake ({e})"));
             return;
         }
     };
     let first = match read_auth_message(&mut ws) {
         Ok(text) => text,
         Err(why) => {
-            tracing::warn!("{who}: refused: {why}");
+            server.refused(who, why);
             return;
         }
     };
     let mut first_lines = first.lines();
     if !server.secret.accepts(first_lines.next().unwrap_or_default()) {
-        tracing::warn!("{who}: refused: wrong or missing secret");
+        server.refused(who, "wrong or missing secret");
         std::thread::sleep(FAILED_AUTH_DELAY);
         let _ = ws.close(None);
         let _ = ws.flush();
@@ -126,7 +126,7 @@ pub(super) fn serve(stream: TcpStream, server: &Server, who: &str, deadline: Ins
     drop(waiting);
     let (_served, gate) = match server.admit() {
         Ok(admitted) => admitted,
-        Err(why) => return refuse_ws(&mut ws, who, &why),
+        Err(why) => return refuse_ws(server, &mut ws, who, &why),
     };
 
     let (outbox, outgoing) = bounded::<String>(OUTBOX_LINES);
@@ -137,7 +137,7 @@ pub(super) fn serve(stream: TcpStream, server: &Server, who: &str, deadline: Ins
     let sender = LineSender { to: outbox, partial: Vec::new(), timeout: write_timeout };
     let host = match server.host(Box::new(sender), gate, move || failed_here.store(true, Ordering::SeqCst)) {
         Ok(host) => host,
-        Err(why) => return refuse_ws(&mut ws, who, &why),
+        Err(why) => return refuse_ws(server, &mut ws, who, &why),
     };
     if ws.send(Message::text("authok")).is_err() {
         return;
@@ -164,8 +164,8 @@ pub(super) fn serve(stream: TcpStream, server: &Server, who: &str, deadline: Ins
 }
 
 /// Tells a client that showed the secret why it is not served, in one message, and closes.
-fn refuse_ws(ws: &mut WebSocket<Timed>, who: &str, why: &str) {
-    tracing::warn!("{who}: refused: {why}");
+fn refuse_ws(server: &Server, ws: &mut WebSocket<Timed>, who: &str, why: &str) {
+    server.refused(who, why);
     let _ = ws.send(Message::text(format!("error {why}")));
     let _ = ws.close(None);
     let _ = ws.flush();
