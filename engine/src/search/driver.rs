@@ -34,8 +34,13 @@ impl SearchResult {
         let legal = legal_moves(board.position());
         let allowed = |m: &Move| search_moves.is_empty() || search_moves.contains(m);
         let best_move = legal.iter().copied().find(allowed).or_else(|| legal.iter().next().copied());
+        SearchResult { best_move: best_move.unwrap_or(Move::NULL), ..SearchResult::nothing() }
+    }
+
+    /// No move, no depth: what a search that has nothing to add answers.
+    fn nothing() -> SearchResult {
         SearchResult {
-            best_move: best_move.unwrap_or(Move::NULL),
+            best_move: Move::NULL,
             ponder_move: Move::NULL,
             score: 0,
             bound: Bound::Exact,
@@ -78,15 +83,7 @@ impl Searcher {
         self.stack.iter_mut().for_each(|e| *e = StackEntry::default());
         if !limits.answers && ctx.control.stopped() {
             // A helper that starts after `stop` has nothing to add: no setup, no search.
-            return SearchResult {
-                best_move: Move::NULL,
-                ponder_move: Move::NULL,
-                score: 0,
-                bound: Bound::Exact,
-                depth: 0,
-                nodes: 0,
-                pv: Vec::new(),
-            };
+            return SearchResult::nothing();
         }
         self.prepare_evaluation(&root);
         // The LMR coefficients may have been changed by UCI options since the last search.
@@ -125,15 +122,7 @@ impl Searcher {
             if let Some(reporter) = reporter {
                 reporter.info(&self.info(ctx, 0, 1, score, Bound::Exact, Vec::new()));
             }
-            return SearchResult {
-                best_move: Move::NULL,
-                ponder_move: Move::NULL,
-                score,
-                bound: Bound::Exact,
-                depth: 0,
-                nodes: 0,
-                pv: vec![],
-            };
+            return SearchResult { score, ..SearchResult::nothing() };
         }
 
         let fallback = self.root_moves[0].mv;
